@@ -1,0 +1,12 @@
+export * from './namespaces.js';
+export * from './decode-error.js';
+export * from './datetime.js';
+export * from './identifier.js';
+export * from './checksum.js';
+export * from './models.js';
+export * from './codecs.js';
+export * from './exceptions.js';
+export * from './formats.js';
+export * from './ports/index.js';
+export { parseXml, DEFAULT_MAX_XML_BYTES, type ParseOptions, type ParsedDocument, type XmlNode } from './xml/safe-parse.js';
+export { DETAIL_CODES, OPERATION_PATHS } from './generated/detail-codes.data.js';

@@ -1,0 +1,4 @@
+export * from './adapter-error.js';
+export * from './storage-adapter.js';
+export * from './metadata-adapter.js';
+export * from './event-log.js';

@@ -1,0 +1,93 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { DecodeError } from '../decode-error.js';
+
+/** Default bound on an XML document's size; system metadata of a real object is a few KiB. */
+export const DEFAULT_MAX_XML_BYTES = 4 * 1024 * 1024;
+
+export interface ParseOptions {
+  /** Reject documents larger than this many bytes (UTF-8). Default DEFAULT_MAX_XML_BYTES. */
+  maxBytes?: number;
+}
+
+/** An element as the shared parser gives it: attributes `@_name`, text `#text`, children arrays. */
+export type XmlNode = { [key: string]: XmlNode[] | string | undefined; '#text'?: string };
+
+export interface ParsedDocument {
+  /** Local name of the root element (prefix removed). */
+  rootName: string;
+  /** Namespace URI of the root element, or '' when it is in no namespace. */
+  rootNamespace: string;
+  root: XmlNode;
+}
+
+// One shared configuration: values stay strings (an identifier `0012` must not become 12),
+// every element is an array (a single <allow> too), prefixes are dropped so any prefix works.
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  alwaysCreateTextNode: true,
+  isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
+  processEntities: true,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  commentPropName: false,
+});
+
+const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
+
+function rootStartTag(xml: string): { prefix: string; local: string; tag: string } {
+  let i = 0;
+  for (;;) {
+    i = xml.indexOf('<', i);
+    if (i < 0) throw new DecodeError('no root element found');
+    const next = xml[i + 1];
+    if (next === '?') i = xml.indexOf('?>', i) + 2;
+    else if (next === '!') i = xml.indexOf('-->', i) + 3;
+    else break;
+    if (i < 2) throw new DecodeError('unterminated prolog');
+  }
+  const end = xml.indexOf('>', i);
+  const tag = xml.slice(i, end < 0 ? undefined : end + 1);
+  const m = /^<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)/.exec(tag);
+  if (!m) throw new DecodeError('malformed root element');
+  return { prefix: (m[1] ?? '').slice(0, -1), local: m[2]!, tag };
+}
+
+function namespaceOf(prefix: string, startTag: string): string {
+  const attr = prefix ? `xmlns:${prefix}` : 'xmlns';
+  const re = new RegExp(`\\s${attr.replace('.', '\\.')}\\s*=\\s*("([^"]*)"|'([^']*)')`);
+  const m = re.exec(startTag);
+  return m ? (m[2] ?? m[3] ?? '') : '';
+}
+
+/**
+ * Parse an XML document safely: bounded size, no DOCTYPE (so no entity expansion and no
+ * external entities), well-formedness checked, any namespace prefix accepted.
+ * @throws DecodeError on any of these problems.
+ */
+export function parseXml(input: string | Uint8Array, options: ParseOptions = {}): ParsedDocument {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_XML_BYTES;
+  const byteLength = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
+  if (byteLength > maxBytes) throw new DecodeError(`document is ${byteLength} bytes, larger than the limit of ${maxBytes}`);
+  const xml = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+  if (xml.trim() === '') throw new DecodeError('document is empty');
+  if (DOCTYPE.test(xml)) throw new DecodeError('DOCTYPE and entity declarations are not accepted');
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw new DecodeError(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
+  const { prefix, local } = rootStartTag(xml);
+  const start = rootStartTag(xml).tag;
+  let tree: Record<string, XmlNode[]>;
+  try {
+    tree = parser.parse(xml) as Record<string, XmlNode[]>;
+  } catch (e) {
+    throw new DecodeError(`not well-formed XML: ${(e as Error).message}`);
+  }
+  const root = tree[local]?.[0];
+  if (!root) throw new DecodeError('no root element found');
+  return { rootName: local, rootNamespace: namespaceOf(prefix, start), root };
+}

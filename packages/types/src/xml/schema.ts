@@ -1,0 +1,177 @@
+import { XMLBuilder } from 'fast-xml-parser';
+import { DecodeError } from '../decode-error.js';
+import { formatDateTime, parseDateTime } from '../datetime.js';
+import type { ApiVersion } from '../namespaces.js';
+import type { XmlNode } from './safe-parse.js';
+
+/**
+ * A small schema language mirroring the XSDs: each DataONE type is described once (element
+ * order, cardinality, scalar kinds, v2-only parts) and one generic encoder/decoder reads the
+ * description. Element order in `children` IS the schema's sequence order.
+ */
+export type Scalar = 'string' | 'int' | 'boolean' | 'datetime';
+
+export interface AttrSpec {
+  name: string;
+  /** Model property name when it differs from the attribute name. */
+  key?: string;
+  scalar: Scalar;
+  required?: boolean;
+}
+
+export interface ChildSpec {
+  name: string;
+  key?: string;
+  type: Scalar | TypeSpec;
+  /** minOccurs: 1 makes the element required. */
+  min: 0 | 1;
+  /** maxOccurs: 'n' (unbounded) makes the model property an array. */
+  max: 1 | 'n';
+  /** Present only in the v2 schema (left out when encoding for v1). */
+  v2?: boolean;
+}
+
+export interface TypeSpec {
+  name: string;
+  attrs?: AttrSpec[];
+  children?: ChildSpec[];
+  /** Simple content (text) of the element, e.g. Checksum's digest. */
+  text?: { key: string; scalar: Scalar; required?: boolean };
+}
+
+type Model = Record<string, unknown>;
+
+function encodeScalar(scalar: Scalar, value: unknown, path: string): string {
+  switch (scalar) {
+    case 'string':
+      if (typeof value !== 'string') throw new TypeError(`${path}: expected a string`);
+      return value;
+    case 'int':
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${path}: expected an integer`);
+      return String(value);
+    case 'boolean':
+      if (typeof value !== 'boolean') throw new TypeError(`${path}: expected a boolean`);
+      return value ? 'true' : 'false';
+    case 'datetime':
+      if (!(value instanceof Date)) throw new TypeError(`${path}: expected a Date`);
+      return formatDateTime(value);
+  }
+}
+
+const INTEGER = /^[+-]?\d+$/;
+
+function decodeScalar(scalar: Scalar, text: string, path: string): unknown {
+  switch (scalar) {
+    case 'string':
+      return text;
+    case 'int': {
+      const t = text.trim();
+      const n = Number(t);
+      if (!INTEGER.test(t) || !Number.isSafeInteger(n)) throw new DecodeError(`'${text}' is not an integer`, path);
+      return n;
+    }
+    case 'boolean': {
+      const t = text.trim();
+      if (t === 'true' || t === '1') return true;
+      if (t === 'false' || t === '0') return false;
+      throw new DecodeError(`'${text}' is not a boolean (true or false)`, path);
+    }
+    case 'datetime':
+      return parseDateTime(text, path);
+  }
+}
+
+/** Build the builder-ready object for one element of type `spec`. */
+function encodeNode(spec: TypeSpec, value: Model, version: ApiVersion, path: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const a of spec.attrs ?? []) {
+    const v = value[a.key ?? a.name];
+    if (v === undefined || v === null) {
+      if (a.required) throw new TypeError(`${path}/@${a.name}: required attribute missing`);
+      continue;
+    }
+    out[`@_${a.name}`] = encodeScalar(a.scalar, v, `${path}/@${a.name}`);
+  }
+  if (spec.text) out['#text'] = encodeScalar(spec.text.scalar, value[spec.text.key], `${path}/text()`);
+  for (const c of spec.children ?? []) {
+    if (c.v2 && version === 'v1') continue;
+    const p = `${path}/${c.name}`;
+    const v = value[c.key ?? c.name];
+    const items = c.max === 'n' ? ((v as unknown[] | undefined) ?? []) : v === undefined || v === null ? [] : [v];
+    if (items.length < c.min) throw new TypeError(`${p}: required element missing`);
+    if (items.length === 0) continue;
+    const encoded = items.map((item) =>
+      typeof c.type === 'string' ? encodeScalar(c.type, item, p) : encodeNode(c.type, item as Model, version, p),
+    );
+    out[c.name] = c.max === 'n' ? encoded : encoded[0];
+  }
+  return out;
+}
+
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  format: false,
+  suppressEmptyNode: false,
+  processEntities: true,
+});
+
+/**
+ * Serialize `value` as a document whose root `rootName` is in `namespace` (prefix `d1`,
+ * children unqualified, as clients expect). Throws TypeError if the value breaks the spec:
+ * that is a programming error, never the caller's input.
+ */
+export function encodeDocument(spec: TypeSpec, rootName: string, namespace: string | undefined, value: object, version: ApiVersion): string {
+  const node = encodeNode(spec, value as Model, version, rootName);
+  const qname = namespace ? `d1:${rootName}` : rootName;
+  const withNs = namespace ? { '@_xmlns:d1': namespace, ...node } : node;
+  return '<?xml version="1.0" encoding="UTF-8"?>' + builder.build({ [qname]: withNs });
+}
+
+function textOf(node: XmlNode | string): string {
+  if (typeof node === 'string') return node;
+  const t = node['#text'];
+  return typeof t === 'string' ? t : '';
+}
+
+/** Decode an element of type `spec`; strict where the schema is: required parts and cardinality. */
+export function decodeNode(spec: TypeSpec, node: XmlNode, path: string): Model {
+  const out: Model = {};
+  for (const a of spec.attrs ?? []) {
+    const raw = node[`@_${a.name}`];
+    if (raw === undefined) {
+      if (a.required) throw new DecodeError('required attribute is missing', `${path}/@${a.name}`);
+      continue;
+    }
+    out[a.key ?? a.name] = decodeScalar(a.scalar, String(raw), `${path}/@${a.name}`);
+  }
+  if (spec.text) {
+    const text = textOf(node);
+    if (spec.text.required && text === '') throw new DecodeError('must not be empty', path);
+    out[spec.text.key] = decodeScalar(spec.text.scalar, text, path);
+  }
+  const known = new Set<string>();
+  for (const c of spec.children ?? []) {
+    known.add(c.name);
+    const p = `${path}/${c.name}`;
+    const raw = node[c.name];
+    const items = Array.isArray(raw) ? raw : [];
+    if (items.length < c.min) throw new DecodeError('required element is missing', p);
+    if (c.max === 1 && items.length > 1) throw new DecodeError('element may appear only once', p);
+    const decoded = items.map((item) => {
+      if (typeof c.type === 'string') {
+        const text = textOf(item);
+        if (c.type === 'string' && c.min === 1 && text === '') throw new DecodeError('must not be empty', p);
+        return decodeScalar(c.type, text, p);
+      }
+      return decodeNode(c.type, typeof item === 'string' ? { '#text': item } : item, p);
+    });
+    if (c.max === 'n') out[c.key ?? c.name] = decoded;
+    else if (decoded.length) out[c.key ?? c.name] = decoded[0];
+  }
+  for (const key of Object.keys(node)) {
+    if (key === '#text' || key.startsWith('@_')) continue;
+    if (!known.has(key)) throw new DecodeError(`unexpected element <${key}>`, path);
+  }
+  return out;
+}
