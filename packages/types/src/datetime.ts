@@ -21,23 +21,36 @@ export function parseDateTime(text: string, field = 'dateTime'): Date {
     m = [s, d[1]!, d[2]!, d[3]!, '00', '00', '00', undefined, 'Z'] as unknown as RegExpExecArray;
   }
   const [, y, mo, da, h, mi, se, frac, zone] = m;
+  const [Y, MO, D, H, MI, SE] = [y, mo, da, h, mi, se].map(Number) as [number, number, number, number, number, number];
+  const invalid = (why: string): DecodeError => new DecodeError(`'${text}' is not a valid datetime (${why})`, field);
+  if (MO < 1 || MO > 12) throw invalid('month out of range');
+  const daysInMonth = new Date(Date.UTC(2000, MO, 0)).getUTCDate() - (MO === 2 && !isLeapYear(Y) ? 1 : 0);
+  if (D < 1 || D > daysInMonth) throw invalid('day out of range');
+  // xs:dateTime allows 24:00:00 (the end of the day) but no leap second.
+  const endOfDay = H === 24 && MI === 0 && SE === 0 && !/[1-9]/.test(frac ?? '');
+  if ((H > 23 && !endOfDay) || MI > 59 || SE > 59) throw invalid('time out of range');
   const ms = frac ? Number((frac + '00').slice(0, 3)) : 0;
-  let t = Date.UTC(Number(y), Number(mo) - 1, Number(da), Number(h), Number(mi), Number(se), ms);
-  if (Number(y) < 100 && Number(y) >= 0) {
+  let t = Date.UTC(Y, MO - 1, D, H, MI, SE, ms);
+  if (Y < 100 && Y >= 0) {
     const d = new Date(t);
-    d.setUTCFullYear(Number(y));
+    d.setUTCFullYear(Y);
     t = d.getTime();
   }
   if (zone && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
-    const offsetMin = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0');
-    t -= sign * offsetMin * 60_000;
+    const zh = Number(digits.slice(0, 2));
+    const zm = Number(digits.slice(2, 4) || '0');
+    if (zh > 14 || zm > 59 || (zh === 14 && zm > 0)) throw invalid('zone offset out of range');
+    t -= sign * (zh * 60 + zm) * 60_000;
   }
   const date = new Date(t);
-  const checks = Number(mo) >= 1 && Number(mo) <= 12 && Number(da) >= 1 && Number(da) <= 31 && Number(h) <= 24 && Number(mi) <= 59 && Number(se) <= 60;
-  if (!checks || Number.isNaN(date.getTime())) throw new DecodeError(`'${text}' is not a valid datetime`, field);
+  if (Number.isNaN(date.getTime())) throw invalid('out of range');
   return date;
+}
+
+function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
 
 /** Format a datetime for the wire: UTC, millisecond precision, `Z` (e.g. 2026-11-22T01:49:30.278Z). */

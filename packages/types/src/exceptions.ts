@@ -155,22 +155,36 @@ export function documentedExceptions(operation: string): ExceptionName[] {
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: false, processEntities: true, suppressEmptyNode: false });
 
+// Code points XML 1.0 cannot carry; an error body must stay well-formed whatever a message
+// or stack trace holds (terminal colour codes, NULs), so they become U+FFFD.
+// eslint-disable-next-line no-control-regex
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const xmlSafe = (s: string): string => s.replace(NOT_XML_CHAR, '\uFFFD');
+
 export function exceptionToXml(e: DataONEException): string {
   const error: Record<string, unknown> = {
     '@_name': e.exceptionName,
     '@_errorCode': String(e.errorCode),
-    '@_detailCode': e.detailCode,
+    '@_detailCode': xmlSafe(e.detailCode),
   };
-  if (e.pid !== undefined) error['@_identifier'] = e.pid;
-  if (e.nodeId !== undefined) error['@_nodeId'] = e.nodeId;
-  error.description = e.description;
-  if (e.traceInformation !== undefined) error.traceInformation = e.traceInformation;
+  if (e.pid !== undefined) error['@_identifier'] = xmlSafe(e.pid);
+  if (e.nodeId !== undefined) error['@_nodeId'] = xmlSafe(e.nodeId);
+  error.description = xmlSafe(e.description);
+  if (e.traceInformation !== undefined) error.traceInformation = xmlSafe(e.traceInformation);
   return '<?xml version="1.0" encoding="UTF-8"?>' + builder.build({ error });
 }
 
-// Header values must be ISO-8859-1 without line breaks; anything else is percent-escaped.
+// Header values must be printable ASCII without line breaks (and lose surrounding spaces).
+// A value that is already such text is sent as is, so peers (the Python library) read the
+// pid and description unchanged, `%2F` and `100%` included. Any other value is sent in
+// RFC 8187 form, `UTF-8''` then the percent-encoded UTF-8, which exceptionFromHeaders
+// decodes back exactly (unicode, newlines, surrounding spaces).
+const ENCODED_PREFIX = "UTF-8''";
+
 function headerValue(s: string): string {
-  return s.replace(/[\r\n]+/g, ' ').replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c));
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(s) && !s.startsWith(ENCODED_PREFIX);
+  if (plain || s === '') return s;
+  return ENCODED_PREFIX + encodeURIComponent(s);
 }
 
 export function exceptionToHeaders(e: DataONEException): Record<string, string> {
@@ -221,9 +235,9 @@ export function exceptionFromXml(xml: string | Uint8Array): DataONEException {
 }
 
 function unescapeHeader(s: string | undefined): string | undefined {
-  if (s === undefined) return undefined;
+  if (s === undefined || !s.startsWith(ENCODED_PREFIX)) return s;
   try {
-    return decodeURIComponent(s);
+    return decodeURIComponent(s.slice(ENCODED_PREFIX.length));
   } catch {
     return s;
   }

@@ -78,7 +78,7 @@ export const SystemMetadataSpec: TypeSpec = {
     { name: 'replica', type: ReplicaSpec, min: 0, max: 'n' },
     { name: 'seriesId', type: 'string', min: 0, max: 1, v2: true },
     { name: 'mediaType', type: MediaTypeSpec, min: 0, max: 1, v2: true },
-    { name: 'fileName', type: 'string', min: 0, max: 1, v2: true },
+    { name: 'fileName', type: 'string', min: 0, max: 1, empty: true, v2: true },
   ],
 };
 
@@ -110,8 +110,8 @@ export const LogEntrySpec: TypeSpec = {
   children: [
     { name: 'entryId', type: 'string', min: 1, max: 1 },
     { name: 'identifier', type: 'string', min: 1, max: 1 },
-    { name: 'ipAddress', type: 'string', min: 1, max: 1 },
-    { name: 'userAgent', type: 'string', min: 1, max: 1 },
+    { name: 'ipAddress', type: 'string', min: 1, max: 1, empty: true },
+    { name: 'userAgent', type: 'string', min: 1, max: 1, empty: true },
     { name: 'subject', type: 'string', min: 1, max: 1 },
     { name: 'event', type: 'string', min: 1, max: 1 },
     { name: 'dateLogged', type: 'datetime', min: 1, max: 1 },
@@ -134,10 +134,10 @@ export const ObjectFormatSpec: TypeSpec = {
   name: 'ObjectFormat',
   children: [
     { name: 'formatId', type: 'string', min: 1, max: 1 },
-    { name: 'formatName', type: 'string', min: 1, max: 1 },
-    { name: 'formatType', type: 'string', min: 1, max: 1 },
+    { name: 'formatName', type: 'string', min: 1, max: 1, empty: true },
+    { name: 'formatType', type: 'string', min: 1, max: 1, empty: true },
     { name: 'mediaType', type: MediaTypeSpec, min: 0, max: 1, v2: true },
-    { name: 'extension', type: 'string', min: 0, max: 1, v2: true },
+    { name: 'extension', type: 'string', min: 0, max: 1, empty: true, v2: true },
   ],
 };
 
@@ -301,7 +301,7 @@ export const QueryFieldSpec: TypeSpec = {
   name: 'QueryField',
   children: [
     { name: 'name', type: 'string', min: 1, max: 1 },
-    { name: 'description', type: 'string', min: 0, max: 'n' },
+    { name: 'description', type: 'string', min: 0, max: 'n', empty: true },
     { name: 'type', type: 'string', min: 1, max: 1 },
     { name: 'searchable', type: 'boolean', min: 1, max: 1 },
     { name: 'returnable', type: 'boolean', min: 1, max: 1 },
@@ -313,9 +313,9 @@ export const QueryFieldSpec: TypeSpec = {
 export const QueryEngineDescriptionSpec: TypeSpec = {
   name: 'QueryEngineDescription',
   children: [
-    { name: 'queryEngineVersion', type: 'string', min: 1, max: 1 },
-    { name: 'querySchemaVersion', type: 'string', min: 0, max: 1 },
-    { name: 'name', type: 'string', min: 1, max: 1 },
+    { name: 'queryEngineVersion', type: 'string', min: 1, max: 1, empty: true },
+    { name: 'querySchemaVersion', type: 'string', min: 0, max: 1, empty: true },
+    { name: 'name', type: 'string', min: 1, max: 1, empty: true },
     { name: 'additionalInfo', type: 'string', min: 0, max: 'n' },
     { name: 'queryField', type: QueryFieldSpec, min: 0, max: 'n' },
   ],

@@ -20,6 +20,43 @@ export interface ParsedDocument {
   root: XmlNode;
 }
 
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const ENTITY_REF = /&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z_][\w.-]*)?(;)?/g;
+
+function codePointOk(cp: number): boolean {
+  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+/**
+ * XML's own entity handling: the five predefined entities and character references
+ * (`&#38;`, `&#xE9;`) are decoded; anything else (`&nbsp;`, a bare `&`) is not well-formed.
+ * DOCTYPEs are refused before parsing, so no other entity can ever be declared.
+ */
+function decodeXmlEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(ENTITY_REF, (whole, ref: string | undefined, semi: string | undefined) => {
+    if (!ref || !semi) throw new DecodeError(`'&' must start an entity or character reference ('${whole}')`);
+    if (ref[0] === '#') {
+      const cp = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      if (!codePointOk(cp)) throw new DecodeError(`character reference '${whole}' is not a legal XML character`);
+      return String.fromCodePoint(cp);
+    }
+    const v = XML_ENTITIES[ref];
+    if (v === undefined) throw new DecodeError(`undeclared entity '${whole}'`);
+    return v;
+  });
+}
+
+const entityDecoder = {
+  setExternalEntities: () => undefined,
+  addInputEntities: () => {
+    throw new DecodeError('entity declarations are not accepted');
+  },
+  reset: () => undefined,
+  setXmlVersion: () => undefined,
+  decode: decodeXmlEntities,
+};
+
 // One shared configuration: values stay strings (an identifier `0012` must not become 12),
 // every element is an array (a single <allow> too), prefixes are dropped so any prefix works.
 const parser = new XMLParser({
@@ -33,6 +70,7 @@ const parser = new XMLParser({
   isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
   processEntities: true,
   htmlEntities: false,
+  entityDecoder,
   ignoreDeclaration: true,
   ignorePiTags: true,
   commentPropName: false,
@@ -66,6 +104,34 @@ function namespaceOf(prefix: string, startTag: string): string {
 }
 
 /**
+ * Text of a byte document: a byte-order mark or the XML declaration's `encoding` decides
+ * (UTF-8 when neither says); bytes that are not valid in that encoding are refused.
+ */
+function decodeBytes(input: Uint8Array): string {
+  let label = 'utf-8';
+  let skip = 0;
+  if (input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) skip = 3;
+  else if (input[0] === 0xff && input[1] === 0xfe) (label = 'utf-16le'), (skip = 2);
+  else if (input[0] === 0xfe && input[1] === 0xff) (label = 'utf-16be'), (skip = 2);
+  else {
+    const head = Buffer.from(input.buffer, input.byteOffset, Math.min(input.byteLength, 200)).toString('latin1');
+    const m = /^<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(head);
+    if (m) label = m[1]!.toLowerCase();
+  }
+  let decoder: InstanceType<typeof TextDecoder>;
+  try {
+    decoder = new TextDecoder(label, { fatal: true });
+  } catch {
+    throw new DecodeError(`unsupported document encoding '${label}'`);
+  }
+  try {
+    return decoder.decode(input.subarray(skip));
+  } catch {
+    throw new DecodeError(`document is not valid ${label} text`);
+  }
+}
+
+/**
  * Parse an XML document safely: bounded size, no DOCTYPE (so no entity expansion and no
  * external entities), well-formedness checked, any namespace prefix accepted.
  * @throws DecodeError on any of these problems.
@@ -74,7 +140,7 @@ export function parseXml(input: string | Uint8Array, options: ParseOptions = {})
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_XML_BYTES;
   const byteLength = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
   if (byteLength > maxBytes) throw new DecodeError(`document is ${byteLength} bytes, larger than the limit of ${maxBytes}`);
-  const xml = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+  const xml = typeof input === 'string' ? input.replace(/^\uFEFF/, '') : decodeBytes(input);
   if (xml.trim() === '') throw new DecodeError('document is empty');
   if (DOCTYPE.test(xml)) throw new DecodeError('DOCTYPE and entity declarations are not accepted');
   const valid = XMLValidator.validate(xml);

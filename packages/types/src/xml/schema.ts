@@ -29,6 +29,11 @@ export interface ChildSpec {
   max: 1 | 'n';
   /** Present only in the v2 schema (left out when encoding for v1). */
   v2?: boolean;
+  /**
+   * A plain xs:string element that may be empty (ipAddress, userAgent, formatName...).
+   * Other string elements are NonEmptyString-like: an empty or blank one is refused.
+   */
+  empty?: boolean;
 }
 
 export interface TypeSpec {
@@ -41,10 +46,15 @@ export interface TypeSpec {
 
 type Model = Record<string, unknown>;
 
+// Code points XML 1.0 cannot carry at all (not even escaped).
+// eslint-disable-next-line no-control-regex
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function encodeScalar(scalar: Scalar, value: unknown, path: string): string {
   switch (scalar) {
     case 'string':
       if (typeof value !== 'string') throw new TypeError(`${path}: expected a string`);
+      if (NOT_XML_CHAR.test(value)) throw new TypeError(`${path}: contains a character XML cannot carry`);
       return value;
     case 'int':
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${path}: expected an integer`);
@@ -160,8 +170,12 @@ export function decodeNode(spec: TypeSpec, node: XmlNode, path: string): Model {
     if (c.max === 1 && items.length > 1) throw new DecodeError('element may appear only once', p);
     const decoded = items.map((item) => {
       if (typeof c.type === 'string') {
+        if (typeof item !== 'string') {
+          const child = Object.keys(item).find((k) => k !== '#text' && !k.startsWith('@_'));
+          if (child !== undefined) throw new DecodeError(`unexpected element <${child}> in a text-only element`, p);
+        }
         const text = textOf(item);
-        if (c.type === 'string' && c.min === 1 && text === '') throw new DecodeError('must not be empty', p);
+        if (c.type === 'string' && !c.empty && text === '') throw new DecodeError('must not be empty', p);
         return decodeScalar(c.type, text, p);
       }
       return decodeNode(c.type, typeof item === 'string' ? { '#text': item } : item, p);
@@ -169,6 +183,7 @@ export function decodeNode(spec: TypeSpec, node: XmlNode, path: string): Model {
     if (c.max === 'n') out[c.key ?? c.name] = decoded;
     else if (decoded.length) out[c.key ?? c.name] = decoded[0];
   }
+  if (!spec.text && textOf(node) !== '') throw new DecodeError(`unexpected text '${textOf(node).slice(0, 40)}' in element-only content`, path);
   for (const key of Object.keys(node)) {
     if (key === '#text' || key.startsWith('@_')) continue;
     if (!known.has(key)) throw new DecodeError(`unexpected element <${key}>`, path);
