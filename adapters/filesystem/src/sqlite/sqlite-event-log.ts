@@ -1,0 +1,127 @@
+import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
+import { checkSlice, prefixUpperBound, readableByClause, wellFormed, type SqlFilter } from './sql-filter.js';
+import type { SqliteStore } from './sqlite-store.js';
+import { epochMs } from './sysmeta-json.js';
+
+interface EventRow {
+  entry_id: number;
+  identifier: string;
+  ip_address: string;
+  user_agent: string;
+  subject: string;
+  event: string;
+  date_logged: number;
+  node_identifier: string;
+}
+
+const INSERT_EVENT = `INSERT INTO events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
+  VALUES (@identifier, @ip_address, @user_agent, @subject, @event, @date_logged, @node_identifier)`;
+
+/**
+ * The event log on SQLite (EventLogStore). Obtain it from `openSqliteStore(...).eventLog`;
+ * its open/close open and close the shared store.
+ *
+ * - entryId is the AUTOINCREMENT row id as a decimal string: unique and increasing, never
+ *   reused, also across processes sharing the file.
+ * - `readableBy` joins the catalogue's access table on the entry's identifier: entries whose
+ *   object is no longer in the catalogue (removed) are hidden from a filtered query; only an
+ *   unfiltered query (readableBy undefined) returns them.
+ * - `idPrefix` is a case-sensitive code point prefix match ('' matches everything).
+ */
+export class SqliteEventLog implements EventLogStore {
+  constructor(readonly store: SqliteStore) {}
+
+  async open(): Promise<void> {
+    await this.store.open();
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  /** Appends all of `events` in one transaction (all or none). 'invalid' on a bad dateLogged. */
+  async append(events: readonly EventRecord[]): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map((e) => ({
+      identifier: e.identifier,
+      ip_address: e.ipAddress,
+      user_agent: e.userAgent,
+      subject: e.subject,
+      event: e.event,
+      date_logged: epochMs(e.dateLogged, 'dateLogged'),
+      node_identifier: e.nodeIdentifier,
+    }));
+    this.store.transaction('immediate', 'append events', () => {
+      const insert = this.store.statement(INSERT_EVENT);
+      for (const row of rows) insert.run(row);
+    });
+  }
+
+  /** Entries in order dateLogged then entryId, with the exact total of the filtered log. */
+  async query(query: EventQuery): Promise<{ total: number; entries: StoredEvent[] }> {
+    checkSlice(query.start, query.count);
+    const filter = eventFilter(query);
+    if (filter === undefined) return { total: 0, entries: [] };
+    const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
+    return this.store.transaction('deferred', 'query events', () => {
+      const total = this.store.statement<{ n: number }>(`SELECT count(*) AS n FROM events e ${where}`).get(...filter.params)?.n ?? 0;
+      if (query.count === 0 || query.start >= total) return { total, entries: [] };
+      const rows = this.store
+        .statement<EventRow>(
+          `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${where}
+                            ORDER BY e.date_logged, e.entry_id LIMIT ? OFFSET ?) AS page
+           JOIN events r ON r.entry_id = page.entry_id
+           ORDER BY page.date_logged, page.entry_id`,
+        )
+        .all(...filter.params, query.count, query.start);
+      return { total, entries: rows.map(toStoredEvent) };
+    });
+  }
+}
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    entryId: String(row.entry_id),
+    identifier: row.identifier,
+    ipAddress: row.ip_address,
+    userAgent: row.user_agent,
+    subject: row.subject,
+    event: row.event,
+    dateLogged: new Date(row.date_logged),
+    nodeIdentifier: row.node_identifier,
+  };
+}
+
+/** The WHERE of a query, or undefined when it can match nothing (empty `events`). */
+function eventFilter(query: EventQuery): SqlFilter | undefined {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (query.fromDate !== undefined) {
+    conditions.push('e.date_logged >= ?');
+    params.push(epochMs(query.fromDate, 'fromDate'));
+  }
+  if (query.toDate !== undefined) {
+    conditions.push('e.date_logged < ?');
+    params.push(epochMs(query.toDate, 'toDate'));
+  }
+  if (query.events !== undefined) {
+    if (query.events.length === 0) return undefined;
+    conditions.push('e.event IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(query.events));
+  }
+  if (query.idPrefix !== undefined && query.idPrefix !== '') {
+    if (typeof query.idPrefix !== 'string') throw new AdapterError('invalid', 'idPrefix must be a string');
+    conditions.push('e.identifier >= ?');
+    params.push(wellFormed(query.idPrefix));
+    const upper = prefixUpperBound(query.idPrefix);
+    if (upper !== undefined) {
+      conditions.push('e.identifier < ?');
+      params.push(upper);
+    }
+  }
+  if (query.readableBy !== undefined) {
+    conditions.push(readableByClause('e.identifier'));
+    params.push(JSON.stringify(query.readableBy));
+  }
+  return { conditions, params };
+}
