@@ -1,1 +1,377 @@
-export {};
+import { constants as fsConstants } from 'node:fs';
+import { lstat, mkdir, open, opendir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { addAbortSignal, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  AdapterError,
+  CHECKSUM_ALGORITHMS,
+  createChecksumHash,
+  type ByteRange,
+  type ChecksumAlgorithmName,
+  type PendingWrite,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StorageEntry,
+  type StorageKey,
+  type StorageReadResult,
+  type StorageStat,
+  type WriteOptions,
+} from '@memberkit/types';
+import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
+
+export interface FilesystemStorageOptions {
+  /** Directory that holds `objects/` (committed bytes) and `tmp/` (writes in progress). Created by `open`. */
+  root: string;
+  /** fsync files and directories on commit so a commit is durable on return. Default true. */
+  fsync?: boolean;
+  /** `open` removes files in `tmp/` older than this (crash leftovers). Default one hour. */
+  staleTempMs?: number;
+}
+
+const OBJECTS = 'objects';
+const TMP = 'tmp';
+const TEMP_SUFFIX = '.part';
+const HOUR = 60 * 60 * 1000;
+
+/**
+ * Managed (writable) storage in a local directory.
+ *
+ * Layout: `objects/ab/cd/<sha256(name)>-<16 random hex>`: the PID is hashed, never used as a
+ * path, and every commit gets a key of its own, so undoing one write can never remove the
+ * bytes of another. Writes spool to `tmp/` while MD5, SHA-1 and SHA-256 are computed; a
+ * commit fsyncs the file, renames it into place and fsyncs the directory.
+ *
+ * Keys MUST be relative POSIX paths under `objects/`; anything else (`..`, absolute paths,
+ * backslashes, NUL, symlinks resolving outside the root) is refused with kind 'invalid'.
+ */
+export class FilesystemStorageAdapter implements StorageAdapter {
+  readonly capabilities: StorageCapabilities = { write: true, delete: true, list: true, range: true, nativeChecksums: [] };
+  readonly root: string;
+  private readonly fsync: boolean;
+  private readonly staleTempMs: number;
+  private realRoot: string | undefined;
+  /** Temp files this process is writing or holding uncommitted; never swept. */
+  private readonly activeTemps = new Set<string>();
+
+  constructor(options: FilesystemStorageOptions) {
+    this.root = resolve(options.root);
+    this.fsync = options.fsync ?? true;
+    this.staleTempMs = options.staleTempMs ?? HOUR;
+  }
+
+  async open(): Promise<void> {
+    await mkdir(join(this.root, OBJECTS), { recursive: true });
+    await mkdir(join(this.root, TMP), { recursive: true });
+    this.realRoot = await realpath(this.root);
+    await this.sweepTemp(this.staleTempMs);
+  }
+
+  async close(): Promise<void> {
+    // Nothing held open between calls.
+  }
+
+  /** Removes temp files (crash leftovers) last modified more than `olderThanMs` ago. Returns how many. */
+  async sweepTemp(olderThanMs: number): Promise<number> {
+    const dirPath = join(this.root, TMP);
+    const limit = Date.now() - olderThanMs;
+    let removed = 0;
+    let dir;
+    try {
+      dir = await opendir(dirPath);
+    } catch (e) {
+      if (isAbsent(e)) return 0;
+      throw fsError(e, 'sweeping temp files');
+    }
+    for await (const entry of dir) {
+      const path = join(dirPath, entry.name);
+      if (this.activeTemps.has(path)) continue;
+      try {
+        const st = await lstat(path);
+        if (st.mtimeMs < limit) {
+          await rm(path, { force: true, recursive: st.isDirectory() });
+          removed++;
+        }
+      } catch (e) {
+        if (!isAbsent(e)) throw fsError(e, 'sweeping temp files');
+      }
+    }
+    return removed;
+  }
+
+  async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {
+    throwIfAborted(options?.signal);
+    const path = await this.resolveExisting(key);
+    if (path === undefined) return undefined;
+    try {
+      const st = await lstat(path);
+      if (!st.isFile()) return undefined;
+      return { size: st.size, modified: st.mtime };
+    } catch (e) {
+      if (isAbsent(e)) return undefined;
+      throw fsError(e, 'stat');
+    }
+  }
+
+  async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
+    throwIfAborted(options?.signal);
+    const path = await this.resolveExisting(key);
+    if (path === undefined) return undefined;
+    let handle: FileHandle;
+    try {
+      // O_NOFOLLOW: the path is already resolved; a symlink swapped in since is refused.
+      handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+    } catch (e) {
+      if (isAbsent(e)) return undefined;
+      throw fsError(e, 'read');
+    }
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      const range = resolveRange(options?.range, st.size);
+      const stream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      if (options?.signal) addAbortSignal(options.signal, stream);
+      return { stream, length: range ? range.end - range.start + 1 : st.size, size: st.size };
+    } catch (e) {
+      await handle.close().catch(() => undefined);
+      throw fsError(e, 'read');
+    }
+  }
+
+  async write(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite> {
+    throwIfAborted(options?.signal);
+    const tmpPath = join(this.root, TMP, randomBytes(16).toString('hex') + TEMP_SUFFIX);
+    const hasher = new HashingCounter(options?.maxBytes);
+    this.activeTemps.add(tmpPath);
+    try {
+      const handle = await open(tmpPath, 'wx', 0o644);
+      const out = handle.createWriteStream();
+      await pipeline(source, hasher, out, options?.signal ? { signal: options.signal } : {});
+    } catch (e) {
+      this.activeTemps.delete(tmpPath);
+      await rm(tmpPath, { force: true }).catch(() => undefined);
+      if (AdapterError.is(e) || options?.signal?.aborted) throw e;
+      const code = (e as NodeJS.ErrnoException | undefined)?.code;
+      // A source's own error is rethrown as is; local disk trouble becomes an AdapterError.
+      throw code && ['ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE', 'EIO', 'EACCES', 'EROFS'].includes(code) ? fsError(e, 'write') : e;
+    }
+    return new FilesystemPendingWrite(this, tmpPath, hasher.size, hasher.digests());
+  }
+
+  async delete(key: StorageKey, options?: { signal?: AbortSignal }): Promise<void> {
+    throwIfAborted(options?.signal);
+    const path = this.resolveKey(key);
+    try {
+      // The parent must resolve inside the root, so that a symlinked shard cannot redirect the unlink.
+      const parent = await realpath(join(path, '..'));
+      if (!isInside(await this.rootReal(), parent)) throw new AdapterError('invalid', 'storage key resolves outside the store');
+      await rm(path, { force: true });
+    } catch (e) {
+      if (isAbsent(e)) return;
+      throw fsError(e, 'delete');
+    }
+    // Empty shard directories are left in place: at most 65,536 of them, and removing them
+    // would race with a concurrent commit into the same shard.
+  }
+
+  async *list(options?: { prefix?: string; signal?: AbortSignal }): AsyncIterable<StorageEntry> {
+    const prefix = options?.prefix ?? '';
+    // Iterative walk with one open directory handle per level (the layout is three levels deep).
+    const stack: Array<{ rel: string; dir: AsyncIterator<import('node:fs').Dirent> & { close?: () => Promise<void> } }> = [];
+    const push = async (rel: string): Promise<void> => {
+      try {
+        const dir = await opendir(join(this.root, ...rel.split('/')));
+        stack.push({ rel, dir: dir[Symbol.asyncIterator]() });
+      } catch (e) {
+        if (!isAbsent(e)) throw fsError(e, 'list');
+      }
+    };
+    await push(OBJECTS);
+    try {
+      while (stack.length > 0) {
+        throwIfAborted(options?.signal);
+        const top = stack[stack.length - 1]!;
+        const next = await top.dir.next();
+        if (next.done) {
+          stack.pop();
+          continue;
+        }
+        const entry = next.value;
+        const rel = `${top.rel}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (couldContain(rel, prefix)) await push(rel);
+        } else if (entry.isFile() && rel.startsWith(prefix)) {
+          try {
+            const st = await lstat(join(this.root, ...rel.split('/')));
+            if (st.isFile()) yield { key: rel, size: st.size, modified: st.mtime };
+          } catch (e) {
+            if (!isAbsent(e)) throw fsError(e, 'list');
+          }
+        }
+      }
+    } finally {
+      // Closing an iterator early closes its directory handle.
+      for (const { dir } of stack) await dir.return?.();
+    }
+  }
+
+  /** @internal Renames a finished temp file into the object tree; called by PendingWrite.commit. */
+  async commitTemp(tmpPath: string, name: string, signal: AbortSignal | undefined): Promise<StorageKey> {
+    throwIfAborted(signal);
+    const hash = createHash('sha256').update(name, 'utf8').digest('hex');
+    const shard = [OBJECTS, hash.slice(0, 2), hash.slice(2, 4)];
+    const key = `${shard.join('/')}/${hash}-${randomBytes(8).toString('hex')}`;
+    const dirPath = join(this.root, ...shard);
+    const target = join(this.root, ...key.split('/'));
+    try {
+      if (this.fsync) await syncPath(tmpPath, 'r+');
+      const created = await mkdir(dirPath, { recursive: true });
+      // 'wx'-like guarantee for the final name: the random suffix makes a clash practically
+      // impossible; check anyway so an existing object is never overwritten.
+      if (await lstat(target).then(() => true, () => false)) throw new AdapterError('already-exists', 'storage key collision');
+      await rename(tmpPath, target);
+      if (this.fsync) {
+        await syncPath(dirPath, 'r');
+        if (created !== undefined) {
+          // New shard directories: their parents' entries must be durable too.
+          for (let i = shard.length - 1; i >= 1; i--) await syncPath(join(this.root, ...shard.slice(0, i)), 'r');
+        }
+      }
+      return key;
+    } catch (e) {
+      throw fsError(e, 'commit');
+    }
+  }
+
+  /** @internal */
+  async discardTemp(tmpPath: string): Promise<void> {
+    this.activeTemps.delete(tmpPath);
+    await rm(tmpPath, { force: true });
+  }
+
+  /** @internal */
+  releaseTemp(tmpPath: string): void {
+    this.activeTemps.delete(tmpPath);
+  }
+
+  /** Absolute path of a key, after the syntactic checks ('invalid' when refused). */
+  private resolveKey(key: StorageKey): string {
+    const segments = keySegments(key);
+    if (segments[0] !== OBJECTS || segments.length < 2) throw new AdapterError('invalid', `a storage key must be a path under ${OBJECTS}/`);
+    return join(this.root, ...segments);
+  }
+
+  /** The key's real path when it exists and stays inside the root; undefined when absent. */
+  private async resolveExisting(key: StorageKey): Promise<string | undefined> {
+    const path = this.resolveKey(key);
+    let real: string;
+    try {
+      real = await realpath(path);
+    } catch (e) {
+      if (isAbsent(e)) return undefined;
+      throw fsError(e, 'resolving storage key');
+    }
+    if (!isInside(await this.rootReal(), real)) throw new AdapterError('invalid', 'storage key resolves outside the store');
+    return real;
+  }
+
+  private async rootReal(): Promise<string> {
+    this.realRoot ??= await realpath(this.root).catch(() => this.root);
+    return this.realRoot;
+  }
+}
+
+class FilesystemPendingWrite implements PendingWrite {
+  private state: 'pending' | 'committed' | 'aborted' = 'pending';
+  private committing: Promise<StorageKey> | undefined;
+
+  constructor(
+    private readonly store: FilesystemStorageAdapter,
+    private readonly tmpPath: string,
+    readonly size: number,
+    readonly checksums: Readonly<Record<ChecksumAlgorithmName, string>>,
+  ) {}
+
+  commit(name: string, options?: { signal?: AbortSignal }): Promise<StorageKey> {
+    if (this.committing) return this.committing;
+    if (this.state === 'aborted') return Promise.reject(new AdapterError('invalid', 'this write was aborted'));
+    this.committing = this.store.commitTemp(this.tmpPath, name, options?.signal).then(
+      (key) => {
+        this.state = 'committed';
+        this.store.releaseTemp(this.tmpPath);
+        return key;
+      },
+      (e: unknown) => {
+        this.committing = undefined;
+        throw e;
+      },
+    );
+    return this.committing;
+  }
+
+  async abort(): Promise<void> {
+    if (this.state !== 'pending') return;
+    if (this.committing) {
+      // Aborting while a commit runs: the commit wins; its caller owns the key.
+      await this.committing.catch(() => undefined);
+      if ((this.state as string) === 'committed') return;
+    }
+    this.state = 'aborted';
+    await this.store.discardTemp(this.tmpPath).catch(() => undefined);
+  }
+}
+
+/** Passes bytes through unchanged while counting them and feeding MD5, SHA-1 and SHA-256. */
+class HashingCounter extends Transform {
+  size = 0;
+  private readonly hashes = CHECKSUM_ALGORITHMS.map((a) => [a, createChecksumHash(a)] as const);
+
+  constructor(private readonly maxBytes: number | undefined) {
+    super();
+  }
+
+  override _transform(chunk: Buffer | Uint8Array | string, _enc: BufferEncoding, callback: TransformCallback): void {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.size += bytes.byteLength;
+    if (this.maxBytes !== undefined && this.size > this.maxBytes) {
+      callback(new AdapterError('invalid', `the object is larger than the limit of ${this.maxBytes} bytes`));
+      return;
+    }
+    for (const [, h] of this.hashes) h.update(bytes);
+    callback(null, bytes);
+  }
+
+  digests(): Record<ChecksumAlgorithmName, string> {
+    const out = {} as Record<ChecksumAlgorithmName, string>;
+    for (const [a, h] of this.hashes) out[a] = h.digest('hex');
+    return out;
+  }
+}
+
+/** True when a directory at `rel` may hold keys starting with `prefix`. */
+function couldContain(rel: string, prefix: string): boolean {
+  const asPrefix = rel + '/';
+  return asPrefix.startsWith(prefix) || prefix.startsWith(asPrefix);
+}
+
+async function syncPath(path: string, flags: 'r' | 'r+'): Promise<void> {
+  const handle = await open(path, flags);
+  try {
+    await handle.sync();
+  } catch (e) {
+    // Some file systems cannot fsync a directory; the rename itself still happened.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (flags === 'r+' || (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF')) throw e;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A managed filesystem store rooted at `options.root`. Call `open()` before use. */
+export function createFilesystemStorage(options: FilesystemStorageOptions): FilesystemStorageAdapter {
+  return new FilesystemStorageAdapter(options);
+}
