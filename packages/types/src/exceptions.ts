@@ -153,7 +153,7 @@ export function documentedExceptions(operation: string): ExceptionName[] {
   return Object.keys(DETAIL_CODES[operation] ?? {}).filter(isExceptionName);
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: false, processEntities: true, suppressEmptyNode: false });
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: false, processEntities: true, suppressEmptyNode: false, suppressBooleanAttributes: false });
 
 // Code points XML 1.0 cannot carry; an error body must stay well-formed whatever a message
 // or stack trace holds (terminal colour codes, NULs), so they become U+FFFD.

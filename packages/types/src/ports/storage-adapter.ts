@@ -66,7 +66,7 @@ export interface PendingWrite {
    * (fsync or the backend's equivalent).
    */
   commit(name: string, options?: { signal?: AbortSignal }): Promise<StorageKey>;
-  /** Discard the bytes. Idempotent; never throws for an already discarded write. */
+  /** Discard the bytes. Idempotent; never throws for an already discarded write; a no-op after commit. */
   abort(): Promise<void>;
 }
 

@@ -123,6 +123,8 @@ const builder = new XMLBuilder({
   attributeNamePrefix: '@_',
   format: false,
   suppressEmptyNode: false,
+  // The default writes an attribute whose value is 'true' as a bare name (`available`), which is not XML.
+  suppressBooleanAttributes: false,
   processEntities: true,
 });
 
