@@ -1,1 +1,247 @@
-export {};
+import { constants as fsConstants, type Dir, type Dirent, type Stats } from 'node:fs';
+import { lstat, open, opendir, realpath, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { addAbortSignal } from 'node:stream';
+import {
+  AdapterError,
+  type ByteRange,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StorageEntry,
+  type StorageKey,
+  type StorageReadResult,
+  type StorageStat,
+} from '@memberkit/types';
+import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
+
+export interface TreeStorageOptions {
+  /** The existing directory tree to expose, read-only and in place. */
+  root: string;
+  /** Symlinks are never followed (only `false` is supported): a link could lead out of the tree. */
+  followSymlinks?: false;
+  /** Serve and list files and directories whose name starts with a dot. Default false. */
+  includeHidden?: boolean;
+}
+
+/** A listed file, with the precise modification time the scanner's cache compares. */
+export interface TreeEntry extends StorageEntry {
+  /** `stat.mtimeMs` (sub-millisecond where the file system has it). */
+  mtimeMs: number;
+  /** Creation time when the file system records one. */
+  birthtime?: Date;
+}
+
+export interface TreeListOptions {
+  prefix?: string;
+  signal?: AbortSignal;
+  /** Told about every entry the walk leaves out (symlinks, special files, names that cannot be keys). */
+  onSkip?: (path: string, reason: string) => void;
+}
+
+/**
+ * A read-only StorageAdapter over an existing directory tree ("wrap mode").
+ *
+ * Keys are relative POSIX paths of regular files under the root (`data/2020/a.csv`).
+ * - Syntactically hostile keys (`..` or `.` segments, absolute paths, backslashes, NUL, empty
+ *   segments) are refused with kind 'invalid' before touching the disk.
+ * - Symlinks are never served, wherever they are on the path: a key whose real path differs
+ *   from its plain path (a symlinked file or directory, even one pointing inside the tree) is
+ *   treated as absent (`stat`/`read` return undefined), exactly as `list` never yields it.
+ *   Hidden names (dot files, dot directories) are absent too unless `includeHidden`.
+ * - Files are opened with O_NOFOLLOW after the real-path check, so a last component swapped
+ *   for a symlink in between is refused as well.
+ */
+export class TreeStorageAdapter implements StorageAdapter {
+  readonly capabilities: StorageCapabilities = { write: false, delete: false, list: true, range: true, nativeChecksums: [] };
+  readonly root: string;
+  private readonly includeHidden: boolean;
+  private realRoot: string | undefined;
+
+  constructor(options: TreeStorageOptions) {
+    if (options.followSymlinks !== undefined && options.followSymlinks !== false) {
+      throw new AdapterError('unsupported', 'following symlinks is not supported in wrap mode');
+    }
+    this.root = resolve(options.root);
+    this.includeHidden = options.includeHidden ?? false;
+  }
+
+  async open(): Promise<void> {
+    try {
+      this.realRoot = await realpath(this.root);
+      const st = await lstat(this.realRoot);
+      if (!st.isDirectory()) throw new AdapterError('invalid', `${this.root} is not a directory`);
+    } catch (e) {
+      throw fsError(e, `opening tree ${this.root}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    // Nothing held open between calls.
+  }
+
+  async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {
+    const entry = await this.statEntry(key, options);
+    return entry && { size: entry.size, modified: entry.modified };
+  }
+
+  /** Like `stat`, with the precise mtime and birth time (for the scanner). */
+  async statEntry(key: StorageKey, options?: { signal?: AbortSignal }): Promise<TreeEntry | undefined> {
+    throwIfAborted(options?.signal);
+    const path = await this.resolveExisting(key);
+    if (path === undefined) return undefined;
+    try {
+      const st = await lstat(path);
+      return st.isFile() ? toEntry(key, st) : undefined;
+    } catch (e) {
+      if (isAbsent(e)) return undefined;
+      throw fsError(e, 'stat');
+    }
+  }
+
+  async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
+    throwIfAborted(options?.signal);
+    const path = await this.resolveExisting(key);
+    if (path === undefined) return undefined;
+    let handle: FileHandle;
+    try {
+      handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+    } catch (e) {
+      if (isAbsent(e) || (e as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+      throw fsError(e, 'read');
+    }
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      const range = resolveRange(options?.range, st.size);
+      const stream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      if (options?.signal) addAbortSignal(options.signal, stream);
+      return { stream, length: range ? range.end - range.start + 1 : st.size, size: st.size };
+    } catch (e) {
+      await handle.close().catch(() => undefined);
+      throw fsError(e, 'read');
+    }
+  }
+
+  /**
+   * Every regular file under the root (or under `prefix`), depth first, in constant memory per
+   * directory level: one open directory handle per level, entries read one at a time.
+   * Symlinks, special files, hidden names (unless `includeHidden`) and names that cannot be
+   * keys (a backslash, bytes that are not UTF-8) are left out and reported to `onSkip`.
+   */
+  async *list(options?: TreeListOptions): AsyncGenerator<TreeEntry> {
+    const prefix = options?.prefix ?? '';
+    const onSkip = options?.onSkip;
+    const root = await this.rootReal();
+    const stack: Array<{ rel: string; dir: Dir }> = [];
+    const push = async (rel: string): Promise<void> => {
+      try {
+        stack.push({ rel, dir: await opendir(rel ? join(root, ...rel.split('/')) : root, { bufferSize: 64 }) });
+      } catch (e) {
+        if (isAbsent(e)) return;
+        if ((e as NodeJS.ErrnoException).code === 'EACCES') {
+          onSkip?.(rel, 'directory not readable');
+          return;
+        }
+        throw fsError(e, 'list');
+      }
+    };
+    await push('');
+    try {
+      while (stack.length > 0) {
+        throwIfAborted(options?.signal);
+        const top = stack[stack.length - 1]!;
+        let entry: Dirent | null;
+        try {
+          entry = await top.dir.read();
+        } catch (e) {
+          throw fsError(e, 'list');
+        }
+        if (entry === null) {
+          stack.pop();
+          await top.dir.close().catch(() => undefined);
+          continue;
+        }
+        const rel = top.rel ? `${top.rel}/${entry.name}` : entry.name;
+        if (!this.includeHidden && entry.name.startsWith('.')) continue;
+        const problem = nameProblem(entry.name);
+        if (problem) {
+          onSkip?.(rel, problem);
+          continue;
+        }
+        let kind: 'file' | 'dir' | 'link' | 'other' = entry.isSymbolicLink() ? 'link' : entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other';
+        let st: Stats | undefined;
+        if (kind === 'other' || kind === 'file') {
+          // d_type may be unknown on some file systems: lstat decides.
+          try {
+            st = await lstat(join(root, ...rel.split('/')));
+          } catch (e) {
+            if (isAbsent(e)) continue;
+            throw fsError(e, 'list');
+          }
+          kind = st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
+        }
+        if (kind === 'link') onSkip?.(rel, 'symbolic link (never followed)');
+        else if (kind === 'other') onSkip?.(rel, 'not a regular file');
+        else if (kind === 'dir') {
+          if (couldContain(rel, prefix)) await push(rel);
+        } else if (st && rel.startsWith(prefix)) {
+          yield toEntry(rel, st);
+        }
+      }
+    } finally {
+      for (const { dir } of stack) await dir.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The absolute path of `key` when it names something inside the root reached without any
+   * symlink; undefined when absent, hidden or reached through a symlink.
+   */
+  private async resolveExisting(key: StorageKey): Promise<string | undefined> {
+    const segments = keySegments(key);
+    if (!this.includeHidden && segments.some((s) => s.startsWith('.'))) return undefined;
+    const root = await this.rootReal();
+    const plain = join(root, ...segments);
+    if (!isInside(root, plain) || plain === root) throw new AdapterError('invalid', 'storage key resolves outside the tree');
+    let real: string;
+    try {
+      real = await realpath(plain);
+    } catch (e) {
+      if (isAbsent(e) || (e as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+      throw fsError(e, 'resolving storage key');
+    }
+    // Equal real and plain paths: no component of the path is a symlink.
+    return real === plain ? plain : undefined;
+  }
+
+  private async rootReal(): Promise<string> {
+    if (this.realRoot === undefined) await this.open();
+    return this.realRoot!;
+  }
+}
+
+function toEntry(key: string, st: Stats): TreeEntry {
+  const entry: TreeEntry = { key, size: st.size, modified: st.mtime, mtimeMs: st.mtimeMs };
+  if (st.birthtimeMs > 0) entry.birthtime = st.birthtime;
+  return entry;
+}
+
+/** Why a directory entry's name cannot be part of a key, or undefined. */
+function nameProblem(name: string): string | undefined {
+  if (name.includes('\\')) return 'a backslash in the name cannot be part of a key';
+  if (name.includes('\uFFFD')) return 'the name is not valid UTF-8';
+  return undefined;
+}
+
+function couldContain(rel: string, prefix: string): boolean {
+  const asPrefix = rel + '/';
+  return asPrefix.startsWith(prefix) || prefix.startsWith(asPrefix);
+}
+
+/** A read-only store exposing the regular files of an existing tree in place. */
+export function createTreeStorage(options: TreeStorageOptions): TreeStorageAdapter {
+  return new TreeStorageAdapter(options);
+}
