@@ -10,7 +10,7 @@ import {
   type StoredSystemMetadata,
 } from '@memberkit/types';
 import { isIdentifierCollision } from './errors.js';
-import { checkSlice, readableByClause, type SqlFilter } from './sql-filter.js';
+import { checkSlice, expandWhere, READABLE_BY, SHALLOW_OFFSET, type SqlFilter } from './sql-filter.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { epochMs, reviveSysmeta, serializeSysmeta } from './sysmeta-json.js';
 
@@ -107,12 +107,12 @@ export class SqliteCatalogue implements MetadataAdapter {
     const filter = objectFilter(query);
     const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
     return this.store.transaction('deferred', 'list objects', () => {
-      const total = this.store.statement<{ n: number }>(`SELECT count(*) AS n FROM objects o ${where}`).get(...filter.params)?.n ?? 0;
+      const total = this.store.statement<{ n: number }>(`SELECT count(*) AS n FROM objects o ${expandWhere(where, 'o.pid', 'in')}`).get(...filter.params)?.n ?? 0;
       if (query.count === 0 || query.start >= total) return { total, items: [] };
       const rows = this.store
         .statement<RecordRow>(
           `SELECT r.sysmeta, r.storage_key, r.is_replica
-           FROM (SELECT o.pid, o.date_modified FROM objects o ${where}
+           FROM (SELECT o.pid, o.date_modified FROM objects o ${expandWhere(where, 'o.pid', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
                  ORDER BY o.date_modified, o.pid LIMIT ? OFFSET ?) AS page
            JOIN objects r ON r.pid = page.pid
            ORDER BY page.date_modified, page.pid`,
@@ -240,7 +240,7 @@ function objectFilter(query: ObjectQuery): SqlFilter {
   }
   if (query.replicas === false) conditions.push('o.is_replica = 0');
   if (query.readableBy !== undefined) {
-    conditions.push(readableByClause('o.pid'));
+    conditions.push(READABLE_BY);
     params.push(JSON.stringify(query.readableBy));
   }
   return { conditions, params };

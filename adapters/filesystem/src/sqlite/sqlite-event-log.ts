@@ -1,5 +1,5 @@
 import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
-import { checkSlice, prefixUpperBound, readableByClause, wellFormed, type SqlFilter } from './sql-filter.js';
+import { checkSlice, expandWhere, prefixUpperBound, READABLE_BY, SHALLOW_OFFSET, wellFormed, type SqlFilter } from './sql-filter.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { epochMs } from './sysmeta-json.js';
 
@@ -64,11 +64,11 @@ export class SqliteEventLog implements EventLogStore {
     if (filter === undefined) return { total: 0, entries: [] };
     const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
     return this.store.transaction('deferred', 'query events', () => {
-      const total = this.store.statement<{ n: number }>(`SELECT count(*) AS n FROM events e ${where}`).get(...filter.params)?.n ?? 0;
+      const total = this.store.statement<{ n: number }>(`SELECT count(*) AS n FROM events e ${expandWhere(where, 'e.identifier', 'in')}`).get(...filter.params)?.n ?? 0;
       if (query.count === 0 || query.start >= total) return { total, entries: [] };
       const rows = this.store
         .statement<EventRow>(
-          `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${where}
+          `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${expandWhere(where, 'e.identifier', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
                             ORDER BY e.date_logged, e.entry_id LIMIT ? OFFSET ?) AS page
            JOIN events r ON r.entry_id = page.entry_id
            ORDER BY page.date_logged, page.entry_id`,
@@ -120,7 +120,7 @@ function eventFilter(query: EventQuery): SqlFilter | undefined {
     }
   }
   if (query.readableBy !== undefined) {
-    conditions.push(readableByClause('e.identifier'));
+    conditions.push(READABLE_BY);
     params.push(JSON.stringify(query.readableBy));
   }
   return { conditions, params };
