@@ -1,1 +1,20 @@
-export {};
+import 'reflect-metadata';
+
+export * from './config.js';
+export * from './session.js';
+export * from './errors.js';
+export * from './tokens.js';
+export * from './clock.js';
+export * from './logger.js';
+export * from './container.js';
+export * from './node.js';
+export * from './server.js';
+export { createApp } from './http/app.js';
+export type { NodeServices } from './http/services.js';
+export { AccessControl } from './services/access-control.js';
+export { ObjectService } from './services/object-service.js';
+export { StorageService } from './services/storage-service.js';
+export { EventService } from './services/event-service.js';
+export { CapabilitiesService } from './services/capabilities-service.js';
+export { SessionResolver } from './services/session-resolver.js';
+export { seriesHead, resolveObject } from './services/resolve.js';

@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { runCli } from './cli.js';
+
+runCli(process.argv).catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exitCode = 1;
+});

@@ -1,0 +1,84 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { serveNode } from '@memberkit/core';
+import { createTreeStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
+import { buildNode, createScanner } from './build-node.js';
+import { CONFIG_FILE_NAME, ConfigError, DEV_TOKEN_FILE, loadConfig, resolvePath } from './load-config.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+  return n;
+}
+
+function firstRunHelp(dataDir: string, url: string): string {
+  const tokenFile = join(dataDir, DEV_TOKEN_FILE);
+  const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined;
+  const lines = [
+    `memberkit node at ${url}`,
+    `  capabilities:  curl ${url}/v2/node`,
+    `  list objects:  curl '${url}/v2/object?count=10'`,
+  ];
+  if (token) {
+    lines.push(
+      `  write with the local developer token (in ${tokenFile}):`,
+      `    curl -H "Authorization: Bearer $(cat ${tokenFile})" -F pid=my-first-object -F object=@README.md -F sysmeta=@sysmeta.xml ${url}/v2/object`,
+      `  (see README.md for a complete walk-through)`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export async function runCli(argv: string[]): Promise<void> {
+  const program = new Command('memberkit').description('Turn any data repository into a DataONE Member Node').showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('serve a Member Node (first run: writes a configuration for files + SQLite into the data folder)')
+    .argument('[dir]', 'data folder (configuration, catalogue, objects)', 'data')
+    .option('-c, --config <file>', `configuration file (default: <dir>/${CONFIG_FILE_NAME})`)
+    .option('-p, --port <port>', 'port to listen on (overrides the configuration)', port)
+    .option('--host <host>', 'address to listen on')
+    .option('--base-url <url>', 'public base URL published in the Node document')
+    .action(async (dir: string, opts: { config?: string; port?: number; host?: string; baseUrl?: string }) => {
+      const loaded = loadConfig({ dataDir: dir, ...(opts.config ? { configFile: opts.config } : {}) });
+      if (opts.baseUrl) loaded.config.node.baseURL = opts.baseUrl;
+      const listenPort = opts.port ?? loaded.config.server.port;
+      const built = await buildNode(loaded, { port: listenPort });
+      const running = await serveNode(built.node, { port: listenPort, hostname: opts.host ?? loaded.config.server.host });
+      if (listenPort === 0) loaded.config.node.baseURL ??= `http://localhost:${running.port}${loaded.config.server.basePath}`;
+      const url = `http://localhost:${running.port}${loaded.config.server.basePath}`;
+      if (loaded.created) console.log(`wrote a first-run configuration to ${loaded.file}`);
+      console.log(firstRunHelp(loaded.baseDir, url));
+      const stop = async () => {
+        built.logger.info({}, 'shutting down');
+        await running.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void stop());
+      process.once('SIGTERM', () => void stop());
+    });
+
+  program
+    .command('scan')
+    .description('rescan a wrapped tree now: added, changed and removed files become visible to listObjects')
+    .argument('[dir]', 'data folder', 'data')
+    .option('-c, --config <file>', 'configuration file')
+    .action(async (dir: string, opts: { config?: string }) => {
+      const loaded = loadConfig({ dataDir: dir, ...(opts.config ? { configFile: opts.config } : {}) });
+      if (loaded.config.mode !== 'wrap') throw new ConfigError('scan applies to mode "wrap" only');
+      const store = openSqliteStore({ file: resolvePath(loaded, loaded.config.catalogue.file) });
+      await store.open();
+      try {
+        const scanner = createScanner(loaded, store, createTreeStorage({ root: resolvePath(loaded, loaded.config.wrap!.root) }));
+        const report = await scanner.scan();
+        console.log(`added ${report.added}, changed ${report.changed}, removed ${report.removed}, unchanged ${report.unchanged}, skipped ${report.skipped.length} (${report.durationMs} ms)`);
+        for (const s of report.skipped.slice(0, 20)) console.log(`  skipped ${s.path}: ${s.reason}`);
+      } finally {
+        await store.close();
+      }
+    });
+
+  await program.parseAsync(argv);
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+const schedule = z.object({
+  hour: z.string(), mday: z.string(), min: z.string(), mon: z.string(), sec: z.string(), wday: z.string(), year: z.string(),
+});
+
+const accessRule = z.object({
+  subject: z.array(z.string().min(1)).min(1),
+  permission: z.array(z.enum(['read', 'write', 'changePermission'])).min(1),
+});
+
+/**
+ * memberkit.config.json. Every option, its default and meaning; paths are relative to the
+ * file's folder. `memberkit serve` writes a complete one on first run.
+ */
+export const configSchema = z.object({
+  node: z.object({
+    /** Node reference published to the federation, e.g. urn:node:MYNODE. */
+    identifier: z.string().min(1).default('urn:node:memberkit-local'),
+    name: z.string().min(1).default('memberkit local node'),
+    description: z.string().min(1).default('A DataONE Member Node served by memberkit'),
+    /** Public base URL (with the base path). Default: http://localhost:{port}{basePath}. */
+    baseURL: z.string().url().optional(),
+    subject: z.string().min(1).default('CN=urn:node:memberkit-local,DC=dataone,DC=org'),
+    contactSubject: z.array(z.string().min(1)).min(1).default(['CN=memberkit operator,DC=dataone,DC=org']),
+    replicate: z.boolean().default(false),
+    synchronize: z.boolean().default(true),
+    schedule: schedule.default({ hour: '*', mday: '*', min: '0/3', mon: '*', sec: '10', wday: '?', year: '*' }),
+    properties: z.record(z.string(), z.string()).default({}),
+  }).prefault({}),
+  server: z.object({
+    port: z.number().int().min(0).max(65535).default(8080),
+    host: z.string().default('0.0.0.0'),
+    basePath: z.string().regex(/^(\/[^/]+)*$/, 'basePath must look like /mn (or be empty)').default('/mn'),
+  }).prefault({}),
+  /** 'managed': the node stores uploaded content; 'wrap': expose an existing tree read-only. */
+  mode: z.enum(['managed', 'wrap']).default('managed'),
+  storage: z.object({
+    /** Managed mode: where object bytes live (hashed, sharded layout). */
+    root: z.string().default('objects'),
+    fsync: z.boolean().default(true),
+  }).prefault({}),
+  catalogue: z.object({
+    /** SQLite database holding the catalogue and the event log. */
+    file: z.string().default('memberkit.db'),
+  }).prefault({}),
+  wrap: z.object({
+    /** The existing directory tree to expose, in place, read-only. */
+    root: z.string(),
+    /** PID of a file: its relative path, optionally with a prefix. */
+    pidPrefix: z.string().default(''),
+    /** extension (no dot) -> formatId, overriding the format list's guess. */
+    formatOverrides: z.record(z.string(), z.string()).default({}),
+    rightsHolder: z.string().min(1),
+    accessPolicy: z.array(accessRule).default([{ subject: ['public'], permission: ['read'] }]),
+    checksumAlgorithm: z.enum(['SHA-1', 'MD5', 'SHA-256']).default('SHA-1'),
+    /** Rescan every N seconds while serving (0: only at start and on `memberkit scan`). */
+    rescanIntervalSeconds: z.number().int().min(0).default(0),
+  }).optional(),
+  access: z.object({
+    administrators: z.array(z.string().min(1)).default([]),
+    cnSubjects: z.array(z.string().min(1)).default([]),
+    createPolicy: z.union([z.literal('authenticated'), z.array(z.string().min(1))]).default('authenticated'),
+    /** Local-use bearer tokens -> subject. A stopgap until certificates and JWTs land. */
+    localTokens: z.record(z.string().min(16, 'local tokens must be at least 16 characters'), z.string().min(1)).default({}),
+  }).prefault({}),
+  limits: z.object({
+    maxObjectBytes: z.number().int().positive().optional(),
+    maxPageSize: z.number().int().positive().default(10000),
+  }).prefault({}),
+  log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
+});
+
+export type MemberkitConfig = z.infer<typeof configSchema>;
+export type MemberkitConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { configSchema, type MemberkitConfig } from './config-schema.js';
+
+export const CONFIG_FILE_NAME = 'memberkit.config.json';
+export const DEV_TOKEN_FILE = 'dev-token';
+export const DEV_SUBJECT = 'CN=memberkit developer,DC=local';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface LoadedConfig {
+  config: MemberkitConfig;
+  /** Folder relative paths are resolved against. */
+  baseDir: string;
+  file: string;
+  /** True when this call wrote a fresh configuration. */
+  created: boolean;
+}
+
+/** Resolve a configured path against the config file's folder. */
+export function resolvePath(loaded: LoadedConfig, p: string): string {
+  return isAbsolute(p) ? p : resolve(loaded.baseDir, p);
+}
+
+function describeIssues(error: z.ZodError, file: string): string {
+  const lines = error.issues.map((i) => `  - ${i.path.join('.') || '(root)'}: ${i.message}`);
+  return `invalid configuration in ${file}:\n${lines.join('\n')}`;
+}
+
+export function parseConfig(raw: unknown, file: string): MemberkitConfig {
+  const result = configSchema.safeParse(raw);
+  if (!result.success) throw new ConfigError(describeIssues(result.error, file));
+  const config = result.data;
+  if (config.mode === 'wrap' && !config.wrap) throw new ConfigError(`invalid configuration in ${file}:\n  - wrap: mode "wrap" needs a "wrap" section with at least root and rightsHolder`);
+  return config;
+}
+
+/**
+ * Load `--config file`, or `{dataDir}/memberkit.config.json`. When neither exists, write a
+ * first-run configuration into dataDir: a managed node on files + SQLite, with a
+ * generated local token for the developer (written to dataDir/dev-token).
+ */
+export function loadConfig(options: { dataDir: string; configFile?: string }): LoadedConfig {
+  const file = options.configFile ? resolve(options.configFile) : join(resolve(options.dataDir), CONFIG_FILE_NAME);
+  if (options.configFile && !existsSync(file)) throw new ConfigError(`configuration file ${file} does not exist`);
+  let created = false;
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    const token = randomBytes(24).toString('base64url');
+    const initial = {
+      node: { identifier: 'urn:node:memberkit-local' },
+      server: { port: 8080, basePath: '/mn' },
+      mode: 'managed',
+      storage: { root: 'objects' },
+      catalogue: { file: 'memberkit.db' },
+      access: { administrators: [DEV_SUBJECT], localTokens: { [token]: DEV_SUBJECT } },
+    };
+    writeFileSync(file, JSON.stringify(initial, null, 2) + '\n', { mode: 0o600 });
+    writeFileSync(join(dirname(file), DEV_TOKEN_FILE), token + '\n', { mode: 0o600 });
+    created = true;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  return { config: parseConfig(raw, file), baseDir: dirname(file), file, created };
+}

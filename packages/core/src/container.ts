@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import { Keyv } from 'keyv';
+import type { EventLogStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { CoreConfig } from './config.js';
+import { MonotonicClock, type Clock } from './clock.js';
+import { createLogger, type Logger } from './logger.js';
+import { AccessControl } from './services/access-control.js';
+import { CapabilitiesService } from './services/capabilities-service.js';
+import { EventService } from './services/event-service.js';
+import { ObjectService } from './services/object-service.js';
+import { SessionResolver } from './services/session-resolver.js';
+import { StorageService } from './services/storage-service.js';
+import { TOKENS } from './tokens.js';
+
+/** The adapter instances configuration chose; the composition root binds them. */
+export interface NodeAdapters {
+  storage: StorageAdapter;
+  metadata: MetadataAdapter;
+  eventLog: EventLogStore;
+}
+
+export interface ContainerOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** keyv store for caches (computed checksums...). Default: in memory. */
+  cache?: Keyv;
+}
+
+/** One container per node: adapters and config as constants, services as singletons. */
+export function createNodeContainer(config: CoreConfig, adapters: NodeAdapters, options: ContainerOptions = {}): Container {
+  const c = new Container({ defaultScope: 'Singleton' });
+  c.bind(TOKENS.Config).toConstantValue(config);
+  c.bind(TOKENS.Storage).toConstantValue(adapters.storage);
+  c.bind(TOKENS.Metadata).toConstantValue(adapters.metadata);
+  c.bind(TOKENS.EventLog).toConstantValue(adapters.eventLog);
+  c.bind(TOKENS.Logger).toConstantValue(options.logger ?? createLogger());
+  c.bind(TOKENS.Clock).toConstantValue(options.clock ?? new MonotonicClock());
+  c.bind(TOKENS.Cache).toConstantValue(options.cache ?? new Keyv({ namespace: 'memberkit' }));
+  c.bind(TOKENS.AccessControl).to(AccessControl);
+  c.bind(TOKENS.Sessions).to(SessionResolver);
+  c.bind(TOKENS.Events).to(EventService);
+  c.bind(TOKENS.Objects).to(ObjectService);
+  c.bind(TOKENS.Storing).to(StorageService);
+  c.bind(TOKENS.Capabilities).to(CapabilitiesService);
+  return c;
+}

@@ -1,0 +1,84 @@
+import {
+  AdapterError,
+  createException,
+  DataONEException,
+  DecodeError,
+  detailCodeFor,
+  type AdapterErrorKind,
+  type ExceptionFields,
+  type ExceptionName,
+} from '@memberkit/types';
+
+/** Member Node operations, named "API.method" as in the API reference and detail-codes.tsv. */
+export type Operation =
+  | 'MNCore.ping' | 'MNCore.getCapabilities' | 'MNCore.getLogRecords'
+  | 'MNRead.describe' | 'MNRead.get' | 'MNRead.getChecksum' | 'MNRead.getSystemMetadata' | 'MNRead.listObjects'
+  | 'MNRead.getReplica' | 'MNRead.synchronizationFailed' | 'MNRead.systemMetadataChanged'
+  | 'MNAuthorization.isAuthorized'
+  | 'MNStorage.create' | 'MNStorage.update' | 'MNStorage.delete' | 'MNStorage.archive'
+  | 'MNStorage.generateIdentifier' | 'MNStorage.updateSystemMetadata'
+  | 'MNReplication.replicate'
+  | 'MNQuery.listQueryEngines' | 'MNQuery.getQueryEngineDescription' | 'MNQuery.query'
+  | 'MNView.listViews' | 'MNView.view' | 'MNPackage.getPackage';
+
+/**
+ * The exception `name` as `operation` raises it: the detailCode is the one the API
+ * reference documents for that pair; where it documents none, '0'.
+ */
+export function fail(operation: Operation, name: ExceptionName, description: string, fields: Omit<ExceptionFields, 'description' | 'detailCode'> = {}): DataONEException {
+  return createException(name, { ...fields, description, detailCode: detailCodeFor(operation, name) ?? '0' });
+}
+
+/**
+ * How each adapter error kind surfaces. Exhaustive: a new kind is a compile error here.
+ * `undefined` means "let the operation decide" (handled where the kind is expected).
+ */
+const ADAPTER_KIND_TO_EXCEPTION: Record<AdapterErrorKind, ExceptionName> = {
+  'not-found': 'NotFound',
+  'already-exists': 'IdentifierNotUnique',
+  conflict: 'InvalidRequest',
+  invalid: 'InvalidRequest',
+  unsupported: 'NotImplemented',
+  unavailable: 'ServiceFailure',
+  internal: 'ServiceFailure',
+};
+
+const PUBLIC_DESCRIPTIONS: Record<AdapterErrorKind, string> = {
+  'not-found': 'the object is not on this node',
+  'already-exists': 'the identifier is already in use on this node; choose another',
+  conflict: 'the object changed while this request was processed; read it again and retry',
+  invalid: 'the request cannot be applied to the stored object',
+  unsupported: "this node's storage does not support the operation",
+  unavailable: 'the storage backend is unavailable; retry later',
+  internal: 'internal storage error',
+};
+
+/**
+ * Any thrown value as the DataONE exception of `operation`: DataONE exceptions pass
+ * (detailCode re-read for this operation when it was '0'); adapter errors map through the
+ * table; anything else is a ServiceFailure whose cause is logged, never echoed.
+ */
+export function toDataONEException(operation: Operation, err: unknown, pid?: string): DataONEException {
+  if (DataONEException.is(err)) {
+    if (err.detailCode === '0') {
+      const code = detailCodeFor(operation, err.exceptionName);
+      if (code) return err.withDetailCode(code);
+    }
+    return err;
+  }
+  const withPid = pid === undefined ? {} : { pid };
+  if (AdapterError.is(err)) {
+    const name = ADAPTER_KIND_TO_EXCEPTION[err.kind];
+    const detail = err.kind === 'invalid' || err.kind === 'conflict' ? `: ${err.message}` : '';
+    return fail(operation, name, PUBLIC_DESCRIPTIONS[err.kind] + detail, withPid);
+  }
+  if (DecodeError.is(err)) return fail(operation, 'InvalidRequest', err.message, withPid);
+  return fail(operation, 'ServiceFailure', 'internal error; the node has logged the cause', withPid);
+}
+
+/** True when the error is a bug or backend failure whose cause must be logged. */
+export function isUnexpected(err: unknown): boolean {
+  if (DataONEException.is(err)) return err.errorCode >= 500;
+  if (AdapterError.is(err)) return err.kind === 'internal' || err.kind === 'unavailable';
+  return !DecodeError.is(err);
+}

@@ -1,0 +1,84 @@
+import { Hono, type Context } from 'hono';
+import type { ApiVersion } from '@memberkit/types';
+import { fail, isUnexpected, toDataONEException, type Operation } from '../errors.js';
+import type { CallContext } from '../session.js';
+import { QueryParams } from './params.js';
+import { errorResponse } from './responses.js';
+import { registerRoutes } from './routes.js';
+import type { NodeServices } from './services.js';
+
+/**
+ * The raw request path, not decoded: routing happens on raw segments so that an identifier
+ * holding `%2F` stays one segment; route parameters are then decoded exactly once.
+ */
+function rawPath(request: Request): string {
+  const url = request.url;
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start < 0) return '/';
+  const q = url.indexOf('?', start);
+  return url.slice(start, q < 0 ? undefined : q);
+}
+
+function clientAddress(c: Context): string {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? '127.0.0.1';
+}
+
+export interface AppOptions {
+  basePath: string;
+}
+
+/**
+ * The Member Node's HTTP face: `{basePath}/v1/...` and `{basePath}/v2/...`. Every answer
+ * under the base path, unknown paths included, is a DataONE document or error.
+ */
+export function createApp(services: NodeServices, options: AppOptions): Hono {
+  const basePath = options.basePath.replace(/\/+$/, '');
+  const app = new Hono({ getPath: rawPath });
+
+  const wrapFor =
+    (version: ApiVersion) =>
+    (op: Operation, handler: (c: Context, ctx: CallContext, q: QueryParams) => Promise<Response>) =>
+    async (c: Context): Promise<Response> => {
+      try {
+        const session = services.sessions.resolve(op, c.req.raw.headers);
+        const ctx: CallContext = {
+          session,
+          ipAddress: clientAddress(c),
+          userAgent: c.req.header('user-agent') ?? '',
+          version,
+          signal: c.req.raw.signal,
+        };
+        return await handler(c, ctx, new QueryParams(op, c.req.url));
+      } catch (err) {
+        const pid = c.req.param('id');
+        const exception = toDataONEException(op, err, pid);
+        if (isUnexpected(err)) services.logger.error({ err, op, pid }, 'operation failed');
+        return errorResponse(exception, c.req.method);
+      }
+    };
+
+  for (const version of ['v1', 'v2'] as const) {
+    const api = new Hono({ getPath: rawPath });
+    registerRoutes(api, version, services, wrapFor(version));
+    app.route(`${basePath}/${version}`, api);
+  }
+  // "The capabilities document is also served at the bare base address for convenience."
+  const bare = wrapFor('v2')('MNCore.getCapabilities', async (c) => app.fetch(new Request(new URL(`${basePath}/v2/node`, c.req.url), { headers: c.req.raw.headers }), c.env));
+  app.get(basePath === '' ? '/' : basePath, bare);
+  if (basePath !== '') app.get(`${basePath}/`, bare);
+
+  app.notFound((c) => {
+    const path = rawPath(c.req.raw);
+    const known = path.startsWith(basePath + '/v1') || path.startsWith(basePath + '/v2') || path === basePath;
+    const err = fail('MNCore.getCapabilities', 'NotFound', known
+      ? `no operation '${c.req.method} ${path}' on this node (wrong method or path; see the Member Node API)`
+      : `'${path}' is not a path of this node; the API is under ${basePath || '/'}/v1 and ${basePath}/v2`);
+    return errorResponse(err.withDetailCode('0'), c.req.method);
+  });
+  app.onError((err, c) => {
+    services.logger.error({ err }, 'unhandled error');
+    return errorResponse(toDataONEException('MNCore.getCapabilities', err).withDetailCode('0'), c.req.method);
+  });
+  return app;
+}

@@ -1,0 +1,108 @@
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { fail, type Operation } from '../errors.js';
+
+/** Small parts (pid, sysmeta, message...) are buffered up to this size; object parts are streamed. */
+export const MAX_SMALL_PART_BYTES = 4 * 1024 * 1024;
+
+export interface MultipartResult<T> {
+  /** Text of every non-streamed part, by name (file parts included, e.g. sysmeta sent as a file). */
+  fields: Map<string, Buffer>;
+  /** What the stream handler returned for the streamed part, if it was present. */
+  streamed?: T;
+}
+
+/**
+ * Parse a multipart/form-data body in one pass. The part named `streamName` (the object) is
+ * handed to `onStream` as it arrives, never buffered; every other part is collected (bounded).
+ * Clients send parts in either order (pid, object, sysmeta is the usual), so nothing is
+ * decided until the whole body is read. On any failure, `onStreamAbandoned` undoes what
+ * `onStream` started.
+ */
+export async function parseMultipart<T>(
+  op: Operation,
+  request: Request,
+  options: {
+    streamName?: string;
+    onStream?: (stream: Readable) => Promise<T>;
+    onStreamAbandoned?: (value: T) => Promise<void>;
+    signal?: AbortSignal;
+  } = {},
+): Promise<MultipartResult<T>> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data/i.test(contentType)) {
+    throw fail(op, 'InvalidRequest', `expected a multipart/form-data body (got '${contentType || 'none'}')`);
+  }
+  if (!request.body) throw fail(op, 'InvalidRequest', 'the request has no body');
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: { 'content-type': contentType }, limits: { fieldSize: MAX_SMALL_PART_BYTES, fields: 50, files: 10, parts: 60 } });
+  } catch (err) {
+    throw fail(op, 'InvalidRequest', `malformed multipart/form-data: ${(err as Error).message}`);
+  }
+  const fields = new Map<string, Buffer>();
+  let streamed: Promise<T> | undefined;
+  let problem: Error | undefined;
+
+  const body = Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  const done = new Promise<void>((resolve, reject) => {
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) problem ??= fail(op, 'InvalidRequest', `part '${name}' is larger than ${MAX_SMALL_PART_BYTES} bytes`);
+      else fields.set(name, Buffer.from(value, 'utf8'));
+    });
+    parser.on('file', (name, stream) => {
+      if (name === options.streamName && options.onStream && streamed === undefined) {
+        streamed = options.onStream(stream);
+        // The consumer reads the stream; a failure is reported when we await it.
+        streamed.catch(() => stream.resume());
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_SMALL_PART_BYTES) {
+          problem ??= fail(op, 'InvalidRequest', `part '${name}' is larger than ${MAX_SMALL_PART_BYTES} bytes`);
+          chunks.length = 0;
+        } else chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        if (size <= MAX_SMALL_PART_BYTES) fields.set(name, Buffer.concat(chunks));
+      });
+    });
+    parser.on('error', (err: Error) => reject(fail(op, 'InvalidRequest', `malformed multipart/form-data: ${err.message}`)));
+    parser.on('close', () => resolve());
+    body.on('error', (err) => {
+      parser.destroy(err);
+      reject(fail(op, 'InvalidRequest', `the request body was interrupted: ${err.message}`));
+    });
+    options.signal?.addEventListener('abort', () => body.destroy(new Error('client went away')), { once: true });
+  });
+  body.pipe(parser);
+
+  let value: T | undefined;
+  try {
+    await done;
+    value = streamed ? await streamed : undefined;
+  } catch (err) {
+    if (streamed) {
+      const v = await streamed.catch(() => undefined);
+      if (v !== undefined) await options.onStreamAbandoned?.(v);
+    }
+    throw err;
+  }
+  if (problem) {
+    if (value !== undefined) await options.onStreamAbandoned?.(value);
+    throw problem;
+  }
+  return value === undefined ? { fields } : { fields, streamed: value };
+}
+
+/** A collected part as text. */
+export function partText(result: MultipartResult<unknown>, ...names: string[]): string | undefined {
+  for (const n of names) {
+    const v = result.fields.get(n);
+    if (v !== undefined) return v.toString('utf8');
+  }
+  return undefined;
+}

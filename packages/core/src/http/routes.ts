@@ -1,0 +1,295 @@
+import { Readable } from 'node:stream';
+import type { Context, Hono } from 'hono';
+import {
+  ChecksumCodec,
+  LogCodec,
+  NodeCodec,
+  ObjectListCodec,
+  SystemMetadataCodec,
+  encodeLog,
+  formatById,
+  type ApiVersion,
+  type ByteRange,
+  type ObjectRecord,
+} from '@memberkit/types';
+import { fail, type Operation } from '../errors.js';
+import type { CallContext } from '../session.js';
+import type { NodeServices } from './services.js';
+import { parseMultipart, partText } from './multipart.js';
+import { QueryParams } from './params.js';
+import { identifierResponse, trueResponse, xmlResponse } from './responses.js';
+
+type Handler = (c: Context, ctx: CallContext, query: QueryParams) => Promise<Response>;
+type Wrap = (op: Operation, handler: Handler) => (c: Context) => Promise<Response>;
+
+/** The path parameter, decoded once (identifiers arrive percent-encoded, `/` as %2F). */
+function id(c: Context): string {
+  return c.req.param('id') ?? '';
+}
+
+/** Headers shared by describe and get (INTEROP: both the spec's and deployed header names). */
+function objectHeaders(record: ObjectRecord): Record<string, string> {
+  const sm = record.sysmeta;
+  const checksum = `${sm.checksum.algorithm},${sm.checksum.value}`;
+  return {
+    'Content-Type': mediaTypeOf(record),
+    'Last-Modified': sm.dateSysMetadataModified.toUTCString(),
+    'DataONE-ObjectFormat': sm.formatId,
+    'DataONE-FormatId': sm.formatId,
+    'DataONE-Checksum': checksum,
+    'DataONE-SerialVersion': String(sm.serialVersion),
+  };
+}
+
+/** Content-Type of the bytes: v2 mediaType (with its parameters), else the format's media type. */
+function mediaTypeOf(record: ObjectRecord): string {
+  const mt = record.sysmeta.mediaType;
+  if (mt) return [mt.name, ...mt.property.map((p) => `${p.name}=${p.value}`)].join('; ');
+  return formatById(record.sysmeta.formatId)?.mediaType ?? 'application/octet-stream';
+}
+
+/** A file name for Content-Disposition: v2 fileName, else the PID made safe plus the format's extension. */
+function fileNameOf(record: ObjectRecord): string {
+  if (record.sysmeta.fileName) return record.sysmeta.fileName;
+  const base = record.sysmeta.identifier.replace(/[^\w.-]+/g, '_').slice(0, 200);
+  const ext = formatById(record.sysmeta.formatId)?.extension;
+  return ext && !base.toLowerCase().endsWith(`.${ext}`) ? `${base}.${ext}` : base;
+}
+
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** `Range: bytes=a-b` (single range), or undefined. Invalid ranges are ignored (full body). */
+function parseRange(header: string | undefined, size: number): ByteRange | undefined | 'unsatisfiable' {
+  if (!header) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
+function download(c: Context, record: ObjectRecord, content: { stream: Readable; length: number; size: number }, range?: ByteRange): Response {
+  const headers: Record<string, string> = {
+    ...objectHeaders(record),
+    'Content-Length': String(content.length),
+    'Content-Disposition': contentDisposition(fileNameOf(record)),
+    'Accept-Ranges': 'bytes',
+  };
+  const status = range ? 206 : 200;
+  if (range) headers['Content-Range'] = `bytes ${range.start}-${range.start + content.length - 1}/${content.size}`;
+  const signal = c.req.raw.signal;
+  signal?.addEventListener('abort', () => content.stream.destroy(), { once: true });
+  return new Response(Readable.toWeb(content.stream) as ReadableStream, { status, headers });
+}
+
+/** Register every Member Node operation of one API version on `app`. */
+export function registerRoutes(app: Hono, version: ApiVersion, services: NodeServices, wrap: Wrap): void {
+  const { objects, storing, events, capabilities } = services;
+
+  const capabilitiesHandler = wrap('MNCore.getCapabilities', async () => xmlResponse(NodeCodec.encode(capabilities.node(), version)));
+  app.get('/', capabilitiesHandler);
+  app.get('/node', capabilitiesHandler);
+
+  app.get(
+    '/monitor/ping',
+    wrap('MNCore.ping', async () => {
+      await services.ping();
+      const now = new Date();
+      return new Response(null, { status: 200, headers: { Date: now.toUTCString(), Expires: now.toUTCString(), 'Cache-Control': 'no-cache, no-store, must-revalidate' } });
+    }),
+  );
+
+  app.get(
+    '/log',
+    wrap('MNCore.getLogRecords', async (_c, ctx, q) => {
+      const event = q.string('event');
+      if (version === 'v1' && event !== undefined && !['create', 'read', 'update', 'delete', 'replicate', 'synchronization_failed', 'replication_failed'].includes(event)) {
+        throw fail('MNCore.getLogRecords', 'InvalidRequest', `event '${event}' is not a v1 Event (create, read, update, delete, replicate, synchronization_failed, replication_failed)`);
+      }
+      const idFilter = version === 'v1' ? (q.string('pidFilter') ?? q.string('idFilter')) : (q.string('idFilter') ?? q.string('pidFilter'));
+      const fromDate = q.date('fromDate');
+      const toDate = q.date('toDate');
+      const log = await events.getLogRecords(ctx, {
+        ...(fromDate ? { fromDate } : {}),
+        ...(toDate ? { toDate } : {}),
+        ...(event ? { event } : {}),
+        ...(idFilter ? { idFilter } : {}),
+        start: q.nonNegativeInt('start', 0),
+        count: q.nonNegativeInt('count', 1000),
+      });
+      return xmlResponse(encodeLog(log, version));
+    }),
+  );
+
+  // describe is HEAD /object/{id}; Hono dispatches HEAD to the GET route, so both live here.
+  const getObject = wrap('MNRead.get', async (c, ctx) => {
+    if (c.req.method === 'HEAD') {
+      const record = await objects.describe(ctx, id(c));
+      return new Response(null, { status: 200, headers: { ...objectHeaders(record), 'Content-Length': String(record.sysmeta.size) } });
+    }
+    const rangeHeader = c.req.header('range');
+    if (rangeHeader) {
+      const probe = await objects.describe(ctx, id(c));
+      const range = parseRange(rangeHeader, probe.sysmeta.size);
+      if (range === 'unsatisfiable') return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${probe.sysmeta.size}` } });
+      const { record, content } = await objects.get(ctx, id(c), range);
+      return download(c, record, content, range);
+    }
+    const { record, content } = await objects.get(ctx, id(c));
+    return download(c, record, content);
+  });
+  app.get('/object/:id{.+}', getObject);
+
+  app.get(
+    '/object',
+    wrap('MNRead.listObjects', async (_c, ctx, q) => {
+      const fromDate = q.date('fromDate');
+      const toDate = q.date('toDate');
+      const formatId = q.string('formatId');
+      const identifier = q.string('identifier');
+      const replicaStatus = q.boolean('replicaStatus');
+      const list = await objects.listObjects(ctx, {
+        ...(fromDate ? { fromDate } : {}),
+        ...(toDate ? { toDate } : {}),
+        ...(formatId ? { formatId } : {}),
+        ...(identifier ? { identifier } : {}),
+        ...(replicaStatus !== undefined ? { replicaStatus } : {}),
+        start: q.nonNegativeInt('start', 0),
+        count: q.nonNegativeInt('count', 1000),
+      });
+      return xmlResponse(ObjectListCodec.encode(list, version));
+    }),
+  );
+
+  app.get(
+    '/checksum/:id{.+}',
+    wrap('MNRead.getChecksum', async (c, ctx, q) => xmlResponse(ChecksumCodec.encode(await objects.getChecksum(ctx, id(c), q.string('checksumAlgorithm')), version))),
+  );
+
+  app.get(
+    '/meta/:id{.+}',
+    wrap('MNRead.getSystemMetadata', async (c, ctx) => {
+      const record = await objects.getSystemMetadata(ctx, id(c));
+      return xmlResponse(SystemMetadataCodec.encode(record.sysmeta, version));
+    }),
+  );
+
+  app.get(
+    '/replica/:id{.+}',
+    wrap('MNRead.getReplica', async (c, ctx) => {
+      const { record, content } = await objects.getReplica(ctx, id(c));
+      return download(c, record, content);
+    }),
+  );
+
+  app.get(
+    '/isAuthorized/:id{.+}',
+    wrap('MNAuthorization.isAuthorized', async (c, ctx, q) => {
+      await objects.isAuthorized(ctx, id(c), q.string('action'));
+      return trueResponse();
+    }),
+  );
+
+  app.post(
+    '/error',
+    wrap('MNRead.synchronizationFailed', async (c, ctx) => {
+      const parts = await parseMultipart('MNRead.synchronizationFailed', c.req.raw);
+      await storing.synchronizationFailed(ctx, parts.fields.get('message'));
+      return trueResponse();
+    }),
+  );
+
+  app.post(
+    '/dirtySystemMetadata',
+    wrap('MNRead.systemMetadataChanged', async (c, ctx) => {
+      const parts = await parseMultipart('MNRead.systemMetadataChanged', c.req.raw);
+      await storing.systemMetadataChanged(ctx, {
+        id: partText(parts, 'pid', 'id'),
+        serialVersion: partText(parts, 'serialVersion'),
+        dateSysMetaLastModified: partText(parts, 'dateSysMetaLastModified'),
+      });
+      return trueResponse();
+    }),
+  );
+
+  app.post(
+    '/object',
+    wrap('MNStorage.create', async (c, ctx) => {
+      storing.assertMayCreate(ctx);
+      const parts = await parseMultipart('MNStorage.create', c.req.raw, {
+        streamName: 'object',
+        onStream: (stream) => storing.spool('MNStorage.create', stream, c.req.raw.signal),
+        onStreamAbandoned: (upload) => upload.pending.abort(),
+      });
+      if (!parts.streamed) throw fail('MNStorage.create', 'InvalidRequest', "the 'object' part is missing", { ...(partText(parts, 'pid') ? { pid: partText(parts, 'pid')! } : {}) });
+      const pid = await storing.create(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta'), upload: parts.streamed });
+      return identifierResponse(c.req.raw, pid, version);
+    }),
+  );
+
+  app.put(
+    '/object/:id{.+}',
+    wrap('MNStorage.update', async (c, ctx) => {
+      const pid = id(c);
+      await storing.assertMayUpdate(ctx, pid);
+      const parts = await parseMultipart('MNStorage.update', c.req.raw, {
+        streamName: 'object',
+        onStream: (stream) => storing.spool('MNStorage.update', stream, c.req.raw.signal),
+        onStreamAbandoned: (upload) => upload.pending.abort(),
+      });
+      if (!parts.streamed) throw fail('MNStorage.update', 'InvalidRequest', "the 'object' part is missing", { pid });
+      const newPid = await storing.update(ctx, { pid, newPid: partText(parts, 'newPid'), sysmeta: parts.fields.get('sysmeta'), upload: parts.streamed });
+      return identifierResponse(c.req.raw, newPid, version);
+    }),
+  );
+
+  app.delete(
+    '/object/:id{.+}',
+    wrap('MNStorage.delete', async (c, ctx) => identifierResponse(c.req.raw, await storing.delete(ctx, id(c)), version)),
+  );
+
+  app.put(
+    '/archive/:id{.+}',
+    wrap('MNStorage.archive', async (c, ctx) => identifierResponse(c.req.raw, await storing.archive(ctx, id(c)), version)),
+  );
+
+  app.post(
+    '/generate',
+    wrap('MNStorage.generateIdentifier', async (c, ctx) => {
+      const parts = await parseMultipart('MNStorage.generateIdentifier', c.req.raw);
+      return identifierResponse(c.req.raw, await storing.generateIdentifier(ctx, partText(parts, 'scheme')), version);
+    }),
+  );
+
+  if (version === 'v2') {
+    app.put(
+      '/meta',
+      wrap('MNStorage.updateSystemMetadata', async (c, ctx) => {
+        const parts = await parseMultipart('MNStorage.updateSystemMetadata', c.req.raw);
+        await storing.updateSystemMetadata(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta') });
+        return trueResponse();
+      }),
+    );
+  }
+
+  // Optional APIs this node does not offer (yet): a DataONE NotImplemented, not a 404 page.
+  const notImplemented = (op: Operation, what: string) => wrap(op, async () => {
+    throw fail(op, 'NotImplemented', `${what} is not offered by this node (see getCapabilities)`);
+  });
+  app.post('/replicate', notImplemented('MNReplication.replicate', 'MNReplication.replicate'));
+  app.get('/query', notImplemented('MNQuery.listQueryEngines', 'MNQuery'));
+  app.get('/query/*', notImplemented('MNQuery.query', 'MNQuery'));
+  app.get('/views', notImplemented('MNView.listViews', 'MNView'));
+  app.get('/view', notImplemented('MNView.listViews', 'MNView'));
+  app.get('/views/*', notImplemented('MNView.view', 'MNView'));
+  app.get('/packages/*', notImplemented('MNPackage.getPackage', 'MNPackage'));
+}

@@ -1,0 +1,18 @@
+import type { CapabilitiesService } from '../services/capabilities-service.js';
+import type { EventService } from '../services/event-service.js';
+import type { ObjectService } from '../services/object-service.js';
+import type { SessionResolver } from '../services/session-resolver.js';
+import type { StorageService } from '../services/storage-service.js';
+import type { Logger } from '../logger.js';
+
+/** What the HTTP layer needs from the container. */
+export interface NodeServices {
+  objects: ObjectService;
+  storing: StorageService;
+  events: EventService;
+  capabilities: CapabilitiesService;
+  sessions: SessionResolver;
+  logger: Logger;
+  /** Light internal check for ping. */
+  ping(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+import type { Hono } from 'hono';
+import type { CoreConfig } from './config.js';
+import { createNodeContainer, type ContainerOptions, type NodeAdapters } from './container.js';
+import { createApp } from './http/app.js';
+import type { NodeServices } from './http/services.js';
+import type { Logger } from './logger.js';
+import { TOKENS } from './tokens.js';
+
+export interface MemberNode {
+  app: Hono;
+  services: NodeServices;
+  /** Close the adapters (the HTTP server, if any, is closed by its owner). */
+  close(): Promise<void>;
+}
+
+/**
+ * Build a Member Node from configuration and adapter instances: opens the adapters, wires
+ * the services, returns the Hono app (serve it with `serveNode`, or call `app.request` in tests).
+ */
+export async function createMemberNode(config: CoreConfig, adapters: NodeAdapters, options: ContainerOptions = {}): Promise<MemberNode> {
+  const opened: Array<{ close?(): Promise<void> }> = [];
+  const unique = [...new Set<object>([adapters.metadata, adapters.eventLog, adapters.storage])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
+  try {
+    for (const a of unique) {
+      await a.open?.();
+      opened.push(a);
+    }
+  } catch (err) {
+    for (const a of opened.reverse()) await a.close?.().catch(() => {});
+    throw err;
+  }
+  const container = createNodeContainer(config, adapters, options);
+  const services: NodeServices = {
+    objects: container.get(TOKENS.Objects),
+    storing: container.get(TOKENS.Storing),
+    events: container.get(TOKENS.Events),
+    capabilities: container.get(TOKENS.Capabilities),
+    sessions: container.get(TOKENS.Sessions),
+    logger: container.get<Logger>(TOKENS.Logger),
+    ping: async () => {
+      await adapters.metadata.identifierUse('memberkit:ping');
+    },
+  };
+  const app = createApp(services, { basePath: config.basePath });
+  return {
+    app,
+    services,
+    async close() {
+      for (const a of opened.reverse()) await a.close?.();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { inject, injectable } from 'inversify';
+import type { Permission, SystemMetadata } from '@memberkit/types';
+import type { CoreConfig } from '../config.js';
+import { TOKENS } from '../tokens.js';
+import type { Session } from '../session.js';
+
+/** read < write < changePermission: a grant implies the lesser permissions. */
+const LEVEL: Record<Permission, number> = { read: 1, write: 2, changePermission: 3 };
+
+/**
+ * The node's authorization rules, in one place:
+ * - node administrators and the federation's CN subjects hold every right on every object;
+ * - the rightsHolder holds every right on its object;
+ * - otherwise a permission is granted by an accessPolicy rule naming one of the caller's
+ *   subjects (including `public` and `authenticatedUser`) with that permission or a greater one.
+ */
+@injectable()
+export class AccessControl {
+  private readonly admins: ReadonlySet<string>;
+  private readonly cns: ReadonlySet<string>;
+
+  constructor(@inject(TOKENS.Config) private readonly config: CoreConfig) {
+    this.admins = new Set(config.access.administrators);
+    this.cns = new Set(config.access.cnSubjects);
+  }
+
+  isAdministrator(session: Session): boolean {
+    return [...session.subjects].some((s) => this.admins.has(s));
+  }
+
+  isCoordinatingNode(session: Session): boolean {
+    return [...session.subjects].some((s) => this.cns.has(s));
+  }
+
+  /** Administrators and CNs see and may do everything. */
+  isPrivileged(session: Session): boolean {
+    return this.isAdministrator(session) || this.isCoordinatingNode(session);
+  }
+
+  allows(session: Session, sysmeta: Pick<SystemMetadata, 'rightsHolder' | 'accessPolicy'>, permission: Permission): boolean {
+    if (this.isPrivileged(session)) return true;
+    if (session.subjects.has(sysmeta.rightsHolder)) return true;
+    const needed = LEVEL[permission];
+    return (sysmeta.accessPolicy?.allow ?? []).some(
+      (rule) => rule.subject.some((s) => session.subjects.has(s)) && rule.permission.some((p) => (LEVEL[p] ?? 0) >= needed),
+    );
+  }
+
+  /**
+   * The subjects whose read access filters listings (listObjects, getLogRecords), or
+   * undefined when the caller sees everything.
+   */
+  listingFilter(session: Session): readonly string[] | undefined {
+    return this.isPrivileged(session) ? undefined : [...session.subjects];
+  }
+
+  mayCreate(session: Session): boolean {
+    if (this.isPrivileged(session)) return true;
+    const policy = this.config.access.createPolicy;
+    if (policy === 'authenticated') return session.authenticated;
+    return policy.some((s) => session.subjects.has(s));
+  }
+}

@@ -1,0 +1,49 @@
+import { inject, injectable } from 'inversify';
+import type { MetadataAdapter, Node, Service, StorageAdapter } from '@memberkit/types';
+import type { CoreConfig } from '../config.js';
+import { TOKENS } from '../tokens.js';
+
+/**
+ * getCapabilities: the Node document. Services come from what the adapters declare: a
+ * read-only archive advertises MNStorage as unavailable, as tus advertises only the
+ * extensions its store implements.
+ */
+@injectable()
+export class CapabilitiesService {
+  constructor(
+    @inject(TOKENS.Config) private readonly config: CoreConfig,
+    @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
+    @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
+  ) {}
+
+  node(): Node {
+    const n = this.config.node;
+    const writable = this.storage.capabilities.write && this.metadata.capabilities.write;
+    const api = (name: string, available: boolean): Service[] =>
+      (['v1', 'v2'] as const).map((version) => ({ name, version, available, restriction: [] }));
+    return {
+      replicate: n.replicate,
+      synchronize: n.synchronize,
+      type: 'mn',
+      state: 'up',
+      identifier: n.identifier,
+      name: n.name,
+      description: n.description,
+      baseURL: n.baseURL,
+      services: {
+        service: [
+          ...api('MNCore', true),
+          ...api('MNRead', true),
+          ...api('MNAuthorization', true),
+          ...api('MNStorage', writable),
+          ...api('MNReplication', false),
+        ],
+      },
+      synchronization: { schedule: n.schedule },
+      ping: { success: true },
+      subject: [n.subject],
+      contactSubject: n.contactSubject,
+      property: Object.entries(n.properties ?? {}).map(([key, value]) => ({ key, value })),
+    };
+  }
+}

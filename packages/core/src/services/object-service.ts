@@ -1,0 +1,174 @@
+import { inject, injectable } from 'inversify';
+import type { Keyv } from 'keyv';
+import {
+  createChecksumHash,
+  normalizeChecksumAlgorithm,
+  sameDigest,
+  DEFAULT_CHECKSUM_ALGORITHM,
+  type ByteRange,
+  type Checksum,
+  type MetadataAdapter,
+  type ObjectList,
+  type ObjectRecord,
+  type Permission,
+  type StorageAdapter,
+  type StorageReadResult,
+} from '@memberkit/types';
+import { DEFAULT_MAX_PAGE_SIZE, type CoreConfig } from '../config.js';
+import { fail, type Operation } from '../errors.js';
+import type { CallContext } from '../session.js';
+import { TOKENS } from '../tokens.js';
+import { AccessControl } from './access-control.js';
+import { EventService } from './event-service.js';
+import { resolveObject } from './resolve.js';
+
+export interface ListObjectsQuery {
+  fromDate?: Date;
+  toDate?: Date;
+  formatId?: string;
+  identifier?: string;
+  replicaStatus?: boolean;
+  start: number;
+  count: number;
+}
+
+export interface ObjectDownload {
+  record: ObjectRecord;
+  content: StorageReadResult;
+}
+
+/** MNRead and MNAuthorization: everything that reads objects and their system metadata. */
+@injectable()
+export class ObjectService {
+  constructor(
+    @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
+    @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
+    @inject(TOKENS.AccessControl) private readonly access: AccessControl,
+    @inject(TOKENS.Events) private readonly events: EventService,
+    @inject(TOKENS.Config) private readonly config: CoreConfig,
+    @inject(TOKENS.Cache) private readonly cache: Keyv,
+  ) {}
+
+  /** The record of `id` (v2: PID or SID; v1: PID), if the caller may `permission` it. */
+  async authorized(ctx: CallContext, op: Operation, id: string, permission: Permission, allowSid = ctx.version === 'v2'): Promise<ObjectRecord> {
+    const record = await resolveObject(this.metadata, op, id, { allowSid });
+    if (!this.access.allows(ctx.session, record.sysmeta, permission)) {
+      throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not ${permission} '${record.sysmeta.identifier}'`, { pid: id });
+    }
+    return record;
+  }
+
+  /** describe: the record behind the headers (HEAD /object/{id}). */
+  describe(ctx: CallContext, id: string): Promise<ObjectRecord> {
+    return this.authorized(ctx, 'MNRead.describe', id, 'read');
+  }
+
+  getSystemMetadata(ctx: CallContext, id: string): Promise<ObjectRecord> {
+    return this.authorized(ctx, 'MNRead.getSystemMetadata', id, 'read');
+  }
+
+  /** get: the bytes, logged as a read. */
+  async get(ctx: CallContext, id: string, range?: ByteRange): Promise<ObjectDownload> {
+    const record = await this.authorized(ctx, 'MNRead.get', id, 'read');
+    const content = await this.open('MNRead.get', record, range);
+    await this.events.record(ctx, 'read', record.sysmeta.identifier);
+    return { record, content };
+  }
+
+  /**
+   * getReplica: the bytes for another node, "logged as a replication event, not a read
+   * event". Takes a PID only. (Node authorization through the CN lands with Tier 4.)
+   */
+  async getReplica(ctx: CallContext, pid: string): Promise<ObjectDownload> {
+    const record = await this.authorized(ctx, 'MNRead.getReplica', pid, 'read', false);
+    const content = await this.open('MNRead.getReplica', record);
+    await this.events.record(ctx, 'replicate', record.sysmeta.identifier);
+    return { record, content };
+  }
+
+  private async open(op: Operation, record: ObjectRecord, range?: ByteRange): Promise<StorageReadResult> {
+    const content = await this.storage.read(record.storageKey, range ? { range } : {});
+    if (!content) {
+      throw fail(op, 'ServiceFailure', `the bytes of '${record.sysmeta.identifier}' are missing from storage; the operator has been told`, { pid: record.sysmeta.identifier });
+    }
+    return content;
+  }
+
+  /**
+   * getChecksum: "must be valid for the object (computed or certainly-correct cached value)".
+   * The recorded checksum when the algorithm matches; otherwise computed from the bytes once
+   * and cached.
+   */
+  async getChecksum(ctx: CallContext, pid: string, algorithmParam?: string): Promise<Checksum> {
+    const op = 'MNRead.getChecksum';
+    const record = await this.authorized(ctx, op, pid, 'read', false);
+    const recorded = record.sysmeta.checksum;
+    const requested = algorithmParam ?? recorded.algorithm ?? DEFAULT_CHECKSUM_ALGORITHM;
+    const algorithm = normalizeChecksumAlgorithm(requested);
+    if (!algorithm) throw fail(op, 'InvalidRequest', `unsupported checksumAlgorithm '${requested}'; use SHA-1, MD5 or SHA-256`, { pid });
+    if (normalizeChecksumAlgorithm(recorded.algorithm) === algorithm) return { algorithm: recorded.algorithm, value: recorded.value };
+    const cacheKey = `checksum:${record.storageKey}:${algorithm}`;
+    const cached = await this.cache.get<string>(cacheKey);
+    if (cached) return { algorithm, value: cached };
+    const stat = await this.storage.stat(record.storageKey);
+    const native = stat?.checksums?.[algorithm];
+    const value = native ?? (await this.digest(op, record, algorithm));
+    await this.cache.set(cacheKey, value);
+    return { algorithm, value };
+  }
+
+  private async digest(op: Operation, record: ObjectRecord, algorithm: NonNullable<ReturnType<typeof normalizeChecksumAlgorithm>>): Promise<string> {
+    const { stream } = await this.open(op, record);
+    const hash = createChecksumHash(algorithm);
+    for await (const chunk of stream) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
+  /** Verify stored bytes against the recorded checksum (used by audits and tests). */
+  async verify(record: ObjectRecord): Promise<boolean> {
+    const algorithm = normalizeChecksumAlgorithm(record.sysmeta.checksum.algorithm);
+    if (!algorithm) return false;
+    return sameDigest(await this.digest('MNRead.get', record, algorithm), record.sysmeta.checksum.value);
+  }
+
+  /**
+   * listObjects over dateSysMetadataModified, ordered by it then PID. Callers see the
+   * objects they may read; administrators and CNs see all.
+   */
+  async listObjects(ctx: CallContext, q: ListObjectsQuery): Promise<ObjectList> {
+    const readableBy = this.access.listingFilter(ctx.session);
+    const maxPage = this.config.maxPageSize ?? DEFAULT_MAX_PAGE_SIZE;
+    const page = await this.metadata.list({
+      ...(q.fromDate ? { fromDate: q.fromDate } : {}),
+      ...(q.toDate ? { toDate: q.toDate } : {}),
+      ...(q.formatId ? { formatId: q.formatId } : {}),
+      ...(q.identifier ? { identifier: q.identifier } : {}),
+      ...(q.replicaStatus === false ? { replicas: false } : {}),
+      ...(readableBy ? { readableBy } : {}),
+      start: q.start,
+      count: Math.min(q.count, maxPage),
+    });
+    return {
+      start: q.start,
+      count: page.items.length,
+      total: page.total,
+      objectInfo: page.items.map(({ sysmeta }) => ({
+        identifier: sysmeta.identifier,
+        formatId: sysmeta.formatId,
+        checksum: sysmeta.checksum,
+        dateSysMetadataModified: sysmeta.dateSysMetadataModified,
+        size: sysmeta.size,
+      })),
+    };
+  }
+
+  /** isAuthorized: true when allowed; NotAuthorized (401) otherwise, never 403. */
+  async isAuthorized(ctx: CallContext, id: string, action: string | undefined): Promise<true> {
+    const op = 'MNAuthorization.isAuthorized';
+    if (action !== 'read' && action !== 'write' && action !== 'changePermission') {
+      throw fail(op, 'InvalidRequest', `action must be read, write or changePermission (got '${action ?? ''}')`, { pid: id });
+    }
+    await this.authorized(ctx, op, id, action);
+    return true;
+  }
+}

@@ -1,0 +1,30 @@
+/** The subject every caller has, authenticated or not. */
+export const PUBLIC_SUBJECT = 'public';
+/** The subject every authenticated caller also has. */
+export const AUTHENTICATED_SUBJECT = 'authenticatedUser';
+
+/** Who is calling: the primary subject plus every subject the caller acts as. */
+export interface Session {
+  /** Primary subject (`public` when anonymous). */
+  subject: string;
+  /** Primary subject, equivalent identities, groups, `authenticatedUser` and `public`. */
+  subjects: ReadonlySet<string>;
+  authenticated: boolean;
+}
+
+export function publicSession(): Session {
+  return { subject: PUBLIC_SUBJECT, subjects: new Set([PUBLIC_SUBJECT]), authenticated: false };
+}
+
+export function authenticatedSession(subject: string, equivalents: readonly string[] = []): Session {
+  return { subject, subjects: new Set([subject, ...equivalents, AUTHENTICATED_SUBJECT, PUBLIC_SUBJECT]), authenticated: true };
+}
+
+/** Request facts the services need for logging. */
+export interface CallContext {
+  session: Session;
+  ipAddress: string;
+  userAgent: string;
+  version: 'v1' | 'v2';
+  signal?: AbortSignal;
+}
