@@ -1,1 +1,531 @@
-export {};
+import { posix } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  AdapterError,
+  createChecksumHash,
+  formatById,
+  formatForFileName,
+  identifierProblem,
+  type AccessPolicy,
+  type CatalogueChange,
+  type MetadataAdapter,
+  type ObjectRecord,
+  type StoredSystemMetadata,
+} from '@memberkit/types';
+import type { TreeEntry, TreeStorageAdapter } from './tree-storage.js';
+
+export interface TreeScannerOptions {
+  /** The wrapped tree. */
+  storage: TreeStorageAdapter;
+  /** Where records go; MUST have the write side (`apply`). */
+  catalogue: MetadataAdapter;
+  /** Database for the scanner's own tables (`wrap_files`, created when missing). Usually the catalogue's. */
+  stateDatabase: BetterSqlite3.Database;
+  /** originMemberNode and authoritativeMemberNode of every object. */
+  nodeId: string;
+  /**
+   * PID of a file from its relative POSIX path. Default: the path itself. A file whose PID
+   * breaks the identifier rules (whitespace, control characters, over 800 characters) is
+   * skipped and reported.
+   */
+  pidRule?: (relativePath: string) => string;
+  /** Extension (no dot, lower case) → formatId. Otherwise the format list's entry for the extension. */
+  formatOverrides?: Record<string, string>;
+  rightsHolder: string;
+  /** Default: the rightsHolder. */
+  submitter?: string;
+  /** Access policy of new objects. Default none (only the rightsHolder may read). */
+  accessPolicy?: AccessPolicy;
+  /** Default SHA-1. */
+  checksumAlgorithm?: 'SHA-1' | 'MD5' | 'SHA-256';
+  /** Files hashed at once. Default 4. */
+  concurrency?: number;
+  /** Catalogue changes per `apply`. Default 500. */
+  batchSize?: number;
+  /** A partial batch is applied at the latest this long after its first file was hashed. Default 1000 ms. */
+  flushIntervalMs?: number;
+  now?: () => Date;
+}
+
+export interface ScanReport {
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  skipped: Array<{ path: string; reason: string }>;
+  durationMs: number;
+}
+
+export interface ScanOptions {
+  signal?: AbortSignal;
+  /** Called after each batch reaches the catalogue, with the counts so far. */
+  onProgress?: (report: ScanReport) => void;
+}
+
+export interface WatchOptions {
+  /** Pause between the end of one scan and the start of the next. Default 60 s. */
+  intervalMs?: number;
+  /** Failed scans are reported here (and retried at the next interval). */
+  onError?: (error: unknown) => void;
+  /** Completed scans are reported here. */
+  onScan?: (report: ScanReport) => void;
+}
+
+interface StateRow {
+  path: string;
+  pid: string;
+  size: number;
+  mtime_ms: number;
+  algorithm: string;
+  checksum: string;
+  scan: number;
+  stamp: number;
+}
+
+/** A file hashed in this scan, on its way to the catalogue. */
+interface Hashed {
+  entry: TreeEntry;
+  pid: string;
+  previous: StateRow | undefined;
+  checksum: string;
+}
+
+const STATE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS wrap_files (
+  path      TEXT    NOT NULL PRIMARY KEY, -- storage key: relative POSIX path in the tree
+  pid       TEXT    NOT NULL,
+  size      INTEGER NOT NULL,
+  mtime_ms  REAL    NOT NULL,             -- stat.mtimeMs when the checksum was computed
+  algorithm TEXT    NOT NULL,
+  checksum  TEXT    NOT NULL,
+  scan      INTEGER NOT NULL,             -- last scan that saw the file
+  stamp     INTEGER NOT NULL              -- last dateSysMetadataModified the scanner set (epoch ms)
+);
+CREATE INDEX IF NOT EXISTS wrap_files_scan ON wrap_files (scan);
+`;
+
+/**
+ * Keeps a catalogue in step with a wrapped directory tree.
+ *
+ * Every regular file (as listed by the TreeStorageAdapter) becomes an object whose storage key
+ * is its relative path. Checksums are computed once and cached in `wrap_files`, keyed by
+ * (path, size, mtimeMs): an unchanged file is never read again. New objects reach the
+ * catalogue in batches as soon as they are hashed, so listObjects answers while the rest of
+ * a large tree is still being read.
+ *
+ * dateSysMetadataModified of every change is the scan's clock, strictly later than any stamp
+ * the scanner set before and than the record's previous stamp, so a Coordinating Node
+ * harvesting listObjects by fromDate never misses a change.
+ *
+ * A changed file (other size or mtime, other content) replaces its record with
+ * serialVersion + 1, taking size and checksum from the file and keeping everything else
+ * (access and replication policy, replicas, obsolescence links, seriesId, formatId, dates of
+ * upload) from the stored record. A file touched without a content change only refreshes the
+ * cache. A file gone from the tree is removed from the catalogue, but only after a complete,
+ * successful walk: an aborted or failed scan never removes anything.
+ */
+export class TreeScanner {
+  readonly options: Readonly<TreeScannerOptions>;
+  private readonly algorithm: 'SHA-1' | 'MD5' | 'SHA-256';
+  private readonly concurrency: number;
+  private readonly batchSize: number;
+  private readonly flushIntervalMs: number;
+  private readonly now: () => Date;
+  private readonly pidRule: (relativePath: string) => string;
+  private schemaReady = false;
+  private lastStamp = 0;
+  private running: Promise<ScanReport> | undefined;
+  private queued: Promise<ScanReport> | undefined;
+
+  constructor(options: TreeScannerOptions) {
+    if (!options.catalogue.capabilities.write || typeof options.catalogue.apply !== 'function') {
+      throw new AdapterError('unsupported', 'the tree scanner needs a writable catalogue (apply)');
+    }
+    this.options = { ...options };
+    this.algorithm = options.checksumAlgorithm ?? 'SHA-1';
+    this.concurrency = Math.max(1, Math.trunc(options.concurrency ?? 4));
+    this.batchSize = Math.max(1, Math.trunc(options.batchSize ?? 500));
+    this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
+    this.now = options.now ?? (() => new Date());
+    this.pidRule = options.pidRule ?? ((p) => p);
+  }
+
+  /**
+   * Brings the catalogue in step with the tree. Scans never overlap: a call made while one
+   * runs waits for it and then runs one more scan (every caller waiting at that time shares
+   * that scan and its report; its signal and onProgress are those of the caller that queued it).
+   * The promise may be left unawaited (objects appear as they are hashed), but then attach a
+   * rejection handler.
+   */
+  scan(options?: ScanOptions): Promise<ScanReport> {
+    if (this.running === undefined) {
+      const run = this.run(options ?? {}).finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+      this.running = run;
+      return run;
+    }
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.scan(options);
+      });
+    return this.queued;
+  }
+
+  /**
+   * Rescans periodically: the first scan starts at once, each next one `intervalMs` after the
+   * previous one ended. `stop()` aborts a scan in progress and resolves when it has ended.
+   */
+  watch(options?: WatchOptions): { stop(): Promise<void> } {
+    const intervalMs = options?.intervalMs ?? 60_000;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let current: Promise<unknown> | undefined;
+    let stopped = false;
+    const tick = (): void => {
+      timer = undefined;
+      if (stopped) return;
+      current = this.scan({ signal: controller.signal }).then(
+        (report) => options?.onScan?.(report),
+        (e: unknown) => {
+          if (!stopped) options?.onError?.(e);
+        },
+      ).finally(() => {
+        current = undefined;
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+    };
+    timer = setTimeout(tick, 0);
+    return {
+      stop: async () => {
+        stopped = true;
+        if (timer !== undefined) clearTimeout(timer);
+        controller.abort(new AdapterError('unavailable', 'watch stopped'));
+        await current;
+      },
+    };
+  }
+
+  private ensureSchema(): BetterSqlite3.Database {
+    const db = this.options.stateDatabase;
+    if (!this.schemaReady) {
+      db.exec(STATE_SCHEMA);
+      this.schemaReady = true;
+    }
+    return db;
+  }
+
+  private async run({ signal, onProgress }: ScanOptions): Promise<ScanReport> {
+    const started = performance.now();
+    signal?.throwIfAborted();
+    const db = this.ensureSchema();
+    const scanId = ((db.prepare('SELECT max(scan) AS s FROM wrap_files').get() as { s: number | null }).s ?? 0) + 1;
+    const maxStamp = (db.prepare('SELECT max(stamp) AS s FROM wrap_files').get() as { s: number | null }).s ?? 0;
+    this.lastStamp = Math.max(this.lastStamp, maxStamp);
+
+    const report: ScanReport = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: [], durationMs: 0 };
+    const snapshot = (): ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started });
+    const getRow = db.prepare('SELECT * FROM wrap_files WHERE path = ?');
+    const touchRow = db.prepare('UPDATE wrap_files SET scan = ? WHERE path = ?');
+    const touchAll = db.transaction((paths: string[]) => {
+      for (const p of paths) touchRow.run(scanId, p);
+    });
+
+    let touched: string[] = [];
+    const flushTouched = (): void => {
+      if (touched.length > 0) touchAll(touched);
+      touched = [];
+    };
+
+    let pending: Hashed[] = [];
+    let chain: Promise<void> = Promise.resolve();
+    let fatal: { error: unknown } | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let backlog = 0; // hashed files not yet applied
+    const flushPending = (): Promise<void> => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      const items = pending;
+      pending = [];
+      if (items.length > 0) {
+        chain = chain.then(async () => {
+          if (fatal) return;
+          try {
+            await this.applyBatch(items, scanId, report);
+            onProgress?.(snapshot());
+          } catch (e) {
+            fatal = { error: e };
+          } finally {
+            backlog -= items.length;
+          }
+        });
+      }
+      return chain;
+    };
+    const enqueue = (item: Hashed): void => {
+      backlog++;
+      pending.push(item);
+      if (pending.length >= this.batchSize) void flushPending();
+      else if (timer === undefined) timer = setTimeout(() => void flushPending(), this.flushIntervalMs);
+    };
+
+    const inflight = new Set<Promise<void>>();
+    const hashOne = async (entry: TreeEntry, pid: string, previous: StateRow | undefined): Promise<void> => {
+      try {
+        const checksum = await this.hashFile(entry, signal);
+        if (checksum === undefined) {
+          report.skipped.push({ path: entry.key, reason: 'changed or removed while being read; retried at the next scan' });
+          if (previous) touched.push(entry.key);
+        } else {
+          enqueue({ entry, pid, previous, checksum });
+        }
+      } catch (e) {
+        if (signal?.aborted) return;
+        report.skipped.push({ path: entry.key, reason: `could not be read: ${describe(e)}` });
+        // Keep the record we have: a read error is not proof that the file is gone.
+        if (previous) touched.push(entry.key);
+      }
+    };
+
+    let walkError: { error: unknown } | undefined;
+    try {
+      const entries = this.options.storage.list({
+        ...(signal ? { signal } : {}),
+        onSkip: (path, reason) => report.skipped.push({ path, reason }),
+      });
+      for await (const entry of entries) {
+        if (fatal) break;
+        let pid: string;
+        try {
+          pid = this.pidRule(entry.key);
+        } catch (e) {
+          report.skipped.push({ path: entry.key, reason: `pidRule failed: ${describe(e)}` });
+          continue;
+        }
+        const problem = typeof pid === 'string' ? identifierProblem(pid) : 'pidRule did not return a string';
+        if (problem) {
+          report.skipped.push({ path: entry.key, reason: `invalid identifier: ${problem}` });
+          continue;
+        }
+        const previous = getRow.get(entry.key) as StateRow | undefined;
+        if (previous && previous.pid === pid && previous.size === entry.size && previous.mtime_ms === entry.mtimeMs
+          && previous.algorithm === this.algorithm) {
+          report.unchanged++;
+          touched.push(entry.key);
+          if (touched.length >= 1000) flushTouched();
+          continue;
+        }
+        while (inflight.size >= this.concurrency) await Promise.race(inflight);
+        const job: Promise<void> = hashOne(entry, pid, previous).finally(() => inflight.delete(job));
+        inflight.add(job);
+        // Constant memory: do not run ahead of the catalogue by more than two batches.
+        if (backlog >= 2 * this.batchSize) await chain;
+      }
+    } catch (e) {
+      walkError = { error: e };
+    }
+    await Promise.all(inflight);
+    flushTouched();
+    await flushPending();
+    if (fatal) throw fatal.error;
+    if (walkError) throw walkError.error;
+    signal?.throwIfAborted();
+
+    await this.removeUnseen(scanId, report, signal);
+    const final = snapshot();
+    onProgress?.(final);
+    return final;
+  }
+
+  /** The file's checksum, or undefined when it vanished or changed while being read. */
+  private async hashFile(entry: TreeEntry, signal: AbortSignal | undefined): Promise<string | undefined> {
+    const read = await this.options.storage.read(entry.key, signal ? { signal } : {});
+    if (read === undefined) return undefined;
+    const hash = createChecksumHash(this.algorithm);
+    let bytes = 0;
+    for await (const chunk of read.stream) {
+      hash.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+    const after = await this.options.storage.statEntry(entry.key, signal ? { signal } : {});
+    if (after === undefined || bytes !== entry.size || after.size !== entry.size || after.mtimeMs !== entry.mtimeMs) return undefined;
+    return hash.digest('hex');
+  }
+
+  /** dateSysMetadataModified for a batch: the clock, but strictly after every stamp set before. */
+  private batchStamp(): number {
+    this.lastStamp = Math.max(this.now().getTime(), this.lastStamp + 1);
+    return this.lastStamp;
+  }
+
+  private async applyBatch(items: Hashed[], scanId: number, report: ScanReport): Promise<void> {
+    const catalogue = this.options.catalogue;
+    const base = this.batchStamp();
+    const changes: Array<{ change: CatalogueChange; outcome: 'added' | 'changed' | 'unchanged'; path: string; state: StateRow }> = [];
+    for (const item of items) {
+      const { entry, pid, previous, checksum } = item;
+      const state: StateRow = {
+        path: entry.key, pid, size: entry.size, mtime_ms: entry.mtimeMs, algorithm: this.algorithm, checksum, scan: scanId, stamp: base,
+      };
+      const change: CatalogueChange = {};
+      // The PID rule changed since the file was last seen: its old record goes.
+      if (previous && previous.pid !== pid) {
+        const old = await catalogue.get(previous.pid);
+        if (old && old.storageKey === entry.key) change.remove = [{ pid: previous.pid }];
+      }
+      const existing = await catalogue.get(pid);
+      if (existing === undefined) {
+        change.insert = [this.newRecord(entry, pid, checksum, base)];
+        changes.push({ change, outcome: 'added', path: entry.key, state });
+      } else if (existing.storageKey !== entry.key) {
+        report.skipped.push({ path: entry.key, reason: `identifier ${pid} is already used by another object` });
+      } else if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
+        && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
+        // Touched, or hashed again after a lost cache row: same bytes, nothing to tell the CN.
+        state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
+        changes.push({ change, outcome: 'unchanged', path: entry.key, state });
+      } else {
+        const stamp = Math.max(base, existing.sysmeta.dateSysMetadataModified.getTime() + 1);
+        this.lastStamp = Math.max(this.lastStamp, stamp);
+        state.stamp = stamp;
+        const sysmeta: StoredSystemMetadata = {
+          ...existing.sysmeta,
+          size: entry.size,
+          checksum: { algorithm: this.algorithm, value: checksum },
+          serialVersion: existing.sysmeta.serialVersion + 1,
+          dateSysMetadataModified: new Date(stamp),
+        };
+        change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
+        changes.push({ change, outcome: 'changed', path: entry.key, state });
+      }
+    }
+
+    const merged: CatalogueChange = { insert: [], replace: [], remove: [] };
+    for (const { change } of changes) {
+      merged.insert!.push(...(change.insert ?? []));
+      merged.replace!.push(...(change.replace ?? []));
+      merged.remove!.push(...(change.remove ?? []));
+    }
+    let applied = changes;
+    try {
+      if (merged.insert!.length + merged.replace!.length + merged.remove!.length > 0) await catalogue.apply!(merged);
+    } catch (e) {
+      if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
+      // One bad change (an identifier taken by a concurrent writer, a conflict) must not
+      // hold back the others: apply them one at a time and report the failures.
+      applied = [];
+      for (const c of changes) {
+        try {
+          if (c.change.insert || c.change.replace || c.change.remove) await catalogue.apply!(c.change);
+          applied.push(c);
+        } catch (e2) {
+          if (!AdapterError.is(e2) || e2.kind === 'unavailable' || e2.kind === 'internal') throw e2;
+          report.skipped.push({ path: c.path, reason: `catalogue refused it (${e2.kind}): ${e2.message}` });
+        }
+      }
+    }
+
+    const db = this.options.stateDatabase;
+    const upsert = db.prepare(`INSERT INTO wrap_files (path, pid, size, mtime_ms, algorithm, checksum, scan, stamp)
+      VALUES (@path, @pid, @size, @mtime_ms, @algorithm, @checksum, @scan, @stamp)
+      ON CONFLICT (path) DO UPDATE SET pid = excluded.pid, size = excluded.size, mtime_ms = excluded.mtime_ms,
+        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = excluded.scan, stamp = excluded.stamp`);
+    db.transaction(() => {
+      for (const c of applied) upsert.run(c.state);
+    })();
+    for (const c of applied) report[c.outcome]++;
+  }
+
+  /** Removes the records of files the completed walk did not see. */
+  private async removeUnseen(scanId: number, report: ScanReport, signal: AbortSignal | undefined): Promise<void> {
+    const db = this.options.stateDatabase;
+    const catalogue = this.options.catalogue;
+    const page = db.prepare('SELECT path, pid FROM wrap_files WHERE scan < ? AND path > ? ORDER BY path LIMIT ?');
+    const drop = db.prepare('DELETE FROM wrap_files WHERE path = ? AND scan < ?');
+    let after = '';
+    for (;;) {
+      signal?.throwIfAborted();
+      const rows = page.all(scanId, after, this.batchSize) as Array<{ path: string; pid: string }>;
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1]!.path;
+      const remove: Array<{ pid: string; path: string }> = [];
+      const forget: string[] = [];
+      for (const row of rows) {
+        const record = await catalogue.get(row.pid);
+        if (record && record.storageKey === row.path) remove.push(row);
+        else forget.push(row.path);
+      }
+      const done: string[] = [...forget];
+      try {
+        if (remove.length > 0) await catalogue.apply!({ remove: remove.map(({ pid }) => ({ pid })) });
+        done.push(...remove.map((r) => r.path));
+        report.removed += remove.length;
+      } catch (e) {
+        if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
+        for (const r of remove) {
+          try {
+            await catalogue.apply!({ remove: [{ pid: r.pid }] });
+            report.removed++;
+            done.push(r.path);
+          } catch (e2) {
+            if (AdapterError.is(e2, 'not-found')) done.push(r.path);
+            else report.skipped.push({ path: r.path, reason: `could not remove ${r.pid}: ${describe(e2)}` });
+          }
+        }
+      }
+      db.transaction(() => {
+        for (const path of done) drop.run(path, scanId);
+      })();
+    }
+  }
+
+  private newRecord(entry: TreeEntry, pid: string, checksum: string, stamp: number): ObjectRecord {
+    const fileName = posix.basename(entry.key);
+    const format = this.formatOf(fileName);
+    const { rightsHolder, submitter, accessPolicy, nodeId } = this.options;
+    const sysmeta: StoredSystemMetadata = {
+      serialVersion: 1,
+      identifier: pid,
+      formatId: format.formatId,
+      size: entry.size,
+      checksum: { algorithm: this.algorithm, value: checksum },
+      submitter: submitter ?? rightsHolder,
+      rightsHolder,
+      archived: false,
+      // The file's modification time when first seen: when the content came to be in the archive.
+      dateUploaded: new Date(Math.min(entry.mtimeMs, stamp)),
+      dateSysMetadataModified: new Date(stamp),
+      originMemberNode: nodeId,
+      authoritativeMemberNode: nodeId,
+      replica: [],
+      mediaType: { name: format.mediaType, property: [] },
+      fileName,
+    };
+    if (accessPolicy) sysmeta.accessPolicy = structuredClone(accessPolicy);
+    return { sysmeta, storageKey: entry.key, isReplica: false };
+  }
+
+  private formatOf(fileName: string): { formatId: string; mediaType: string } {
+    const dot = fileName.lastIndexOf('.');
+    const ext = dot > 0 ? fileName.slice(dot + 1).toLowerCase() : '';
+    const override = ext ? this.options.formatOverrides?.[ext] : undefined;
+    if (override !== undefined) {
+      return { formatId: override, mediaType: formatById(override)?.mediaType ?? 'application/octet-stream' };
+    }
+    const f = formatForFileName(fileName);
+    return { formatId: f.formatId, mediaType: f.mediaType };
+  }
+}
+
+function describe(e: unknown): string {
+  if (AdapterError.is(e)) return `${e.kind}: ${e.message}`;
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return code ?? (e instanceof Error ? e.message : String(e));
+}
+
+/** A scanner keeping `options.catalogue` in step with `options.storage`. No I/O until `scan()`. */
+export function createTreeScanner(options: TreeScannerOptions): TreeScanner {
+  return new TreeScanner(options);
+}
