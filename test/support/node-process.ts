@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface NodeProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  port: number;
+  /** Peak and current RSS of the server process, read from /proc (bytes). */
+  rss(): { current: number; peak: number };
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Write a memberkit.config.json into `dir` (merged over a managed-node default with a writer token). */
+export function writeConfig(dir: string, overrides: Record<string, unknown> = {}): void {
+  mkdirSync(dir, { recursive: true });
+  const config = {
+    node: { identifier: 'urn:node:TEST' },
+    server: { port: 0, basePath: '/mn', host: '127.0.0.1' },
+    access: { administrators: ['CN=admin'], localTokens: { 'writer-token-0123456789': 'CN=writer', 'admin-token-0123456789ab': 'CN=admin' } },
+    log: { level: 'warn' },
+    ...overrides,
+  };
+  writeFileSync(join(dir, 'memberkit.config.json'), JSON.stringify(config, null, 2));
+}
+
+/**
+ * Start `memberkit serve dir` in a separate process, the way `npm start` does, and wait
+ * until it prints its URL.
+ */
+export async function startNodeProcess(dir: string, extraArgs: string[] = []): Promise<NodeProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@memberkit/source', '--import', 'tsx', join(ROOT, 'packages/cli/src/bin.ts'), 'serve', dir, '--port', '0', '--host', '127.0.0.1', ...extraArgs],
+    { cwd: ROOT, env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.dev.json') }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      const m = /memberkit node at http:\/\/localhost:(\d+)/.exec(output);
+      if (m) resolve(Number(m[1]));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('exit', (code) => reject(new Error(`node exited with ${code}: ${output}`)));
+    setTimeout(() => reject(new Error(`node did not start: ${output}`)), 30_000).unref();
+  });
+  const readStatus = (field: string): number => {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
+      return m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  return {
+    child,
+    port,
+    baseUrl: `http://127.0.0.1:${port}/mn`,
+    rss: () => ({ current: readStatus('VmRSS'), peak: readStatus('VmHWM') }),
+    stop: (signal = 'SIGTERM') =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+}
