@@ -688,6 +688,15 @@ describe('SqliteCatalogue across connections (second process view)', () => {
 });
 
 describe('error mapping', () => {
+  it("reports an unreadable stored record as 'internal' with the cause", async () => {
+    const store = await openStore();
+    await store.catalogue.apply({ insert: [record('p')] });
+    store.database.prepare("UPDATE objects SET sysmeta = '{not json' WHERE pid = 'p'").run();
+    const error = await store.catalogue.get('p').catch((e: unknown) => e);
+    expect(AdapterError.is(error, 'internal')).toBe(true);
+    expect((error as AdapterError).cause).toBeInstanceOf(SyntaxError);
+  });
+
   it('maps SQLite result codes to adapter error kinds', () => {
     const sqliteError = (code: string): Error => Object.assign(new Error(code), { code });
     expect(toAdapterError(sqliteError('SQLITE_BUSY'), 'x').kind).toBe('unavailable');

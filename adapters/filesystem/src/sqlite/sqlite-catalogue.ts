@@ -72,18 +72,16 @@ export class SqliteCatalogue implements MetadataAdapter {
   }
 
   async get(pid: string): Promise<ObjectRecord | undefined> {
-    const row = this.store.statement<RecordRow>('SELECT sysmeta, storage_key, is_replica FROM objects WHERE pid = ?').get(pid);
-    return row === undefined ? undefined : toRecord(row);
+    return this.store.read('get object', () => {
+      const row = this.store.statement<RecordRow>('SELECT sysmeta, storage_key, is_replica FROM objects WHERE pid = ?').get(pid);
+      return row === undefined ? undefined : toRecord(row);
+    });
   }
 
   /** Every object whose seriesId is `sid`, ordered by dateUploaded then PID. */
   async seriesMembers(sid: string): Promise<SeriesMember[]> {
-    const rows = this.store
-      .statement<MemberRow>(
-        `SELECT pid, obsoletes, obsoleted_by, date_uploaded
-         FROM objects WHERE series_id = ? ORDER BY date_uploaded, pid`,
-      )
-      .all(sid);
+    const sql = 'SELECT pid, obsoletes, obsoleted_by, date_uploaded FROM objects WHERE series_id = ? ORDER BY date_uploaded, pid';
+    const rows = this.store.read('list series members', () => this.store.statement<MemberRow>(sql).all(sid));
     return rows.map((row) => {
       const member: SeriesMember = { pid: row.pid, dateUploaded: new Date(row.date_uploaded) };
       if (row.obsoletes !== null) member.obsoletes = row.obsoletes;
@@ -93,8 +91,8 @@ export class SqliteCatalogue implements MetadataAdapter {
   }
 
   async identifierUse(id: string): Promise<'pid' | 'sid' | undefined> {
-    const kind = this.store.statement<{ kind: 'pid' | 'sid' }>('SELECT kind FROM identifiers WHERE id = ?').get(id);
-    return kind?.kind;
+    const sql = 'SELECT kind FROM identifiers WHERE id = ?';
+    return this.store.read('identifierUse', () => this.store.statement<{ kind: 'pid' | 'sid' }>(sql).get(id)?.kind);
   }
 
   /**
@@ -107,7 +105,8 @@ export class SqliteCatalogue implements MetadataAdapter {
     const filter = objectFilter(query);
     const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
     return this.store.transaction('deferred', 'list objects', () => {
-      const total = this.store.statement<{ n: number }>(`SELECT count(*) AS n FROM objects o ${expandWhere(where, 'o.pid', 'in')}`).get(...filter.params)?.n ?? 0;
+      const countSql = `SELECT count(*) AS n FROM objects o ${expandWhere(where, 'o.pid', 'in')}`;
+      const total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
       if (query.count === 0 || query.start >= total) return { total, items: [] };
       const rows = this.store
         .statement<RecordRow>(

@@ -64,7 +64,8 @@ export class SqliteEventLog implements EventLogStore {
     if (filter === undefined) return { total: 0, entries: [] };
     const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
     return this.store.transaction('deferred', 'query events', () => {
-      const total = this.store.statement<{ n: number }>(`SELECT count(*) AS n FROM events e ${expandWhere(where, 'e.identifier', 'in')}`).get(...filter.params)?.n ?? 0;
+      const countSql = `SELECT count(*) AS n FROM events e ${expandWhere(where, 'e.identifier', 'in')}`;
+      const total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
       if (query.count === 0 || query.start >= total) return { total, entries: [] };
       const rows = this.store
         .statement<EventRow>(

@@ -109,6 +109,15 @@ export class SqliteStore {
     return statement as Database.Statement<unknown[], Row>;
   }
 
+  /** @internal Runs `fn` (a single statement, no transaction), mapping errors with toAdapterError. */
+  read<T>(what: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw toAdapterError(e, what);
+    }
+  }
+
   /**
    * @internal Runs `fn` in one transaction: 'immediate' (BEGIN IMMEDIATE, takes the write
    * lock up front) for writes, 'deferred' for consistent multi-statement reads (one WAL
