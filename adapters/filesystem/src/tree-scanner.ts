@@ -45,6 +45,11 @@ export interface TreeScannerOptions {
   /** A partial batch is applied at the latest this long after its first file was hashed. Default 1000 ms. */
   flushIntervalMs?: number;
   now?: () => Date;
+  /**
+   * Let a scan that finds no file at all remove every catalogued object. Default false: such a
+   * scan fails with kind 'unavailable' (an unmounted volume looks exactly like an empty tree).
+   */
+  allowEmptyTree?: boolean;
 }
 
 export interface ScanReport {
@@ -290,6 +295,7 @@ export class TreeScanner {
     };
 
     let walkError: { error: unknown } | undefined;
+    let seen = 0;
     try {
       const entries = this.options.storage.list({
         ...(signal ? { signal } : {}),
@@ -297,6 +303,7 @@ export class TreeScanner {
       });
       for await (const entry of entries) {
         if (fatal) break;
+        seen++;
         let pid: string;
         try {
           pid = this.pidRule(entry.key);
@@ -333,6 +340,11 @@ export class TreeScanner {
     if (walkError) throw walkError.error;
     signal?.throwIfAborted();
 
+    // An empty walk over a tree we knew files in is more likely an unmounted volume than a
+    // deliberate deletion of everything: refuse rather than drop every record and its overlay.
+    if (seen === 0 && !this.options.allowEmptyTree && db.prepare('SELECT 1 FROM wrap_files LIMIT 1').get() !== undefined) {
+      throw new AdapterError('unavailable', `the tree ${this.options.storage.root} lists no files; not removing the catalogued ones (set allowEmptyTree to allow)`);
+    }
     await this.removeUnseen(scanId, report, signal);
     const final = snapshot();
     onProgress?.(final);

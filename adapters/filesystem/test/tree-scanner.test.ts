@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ByteRange, ObjectRecord, StorageReadResult } from '@memberkit/types';
+import { AdapterError, type ByteRange, type ObjectRecord, type StorageReadResult } from '@memberkit/types';
 import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
 import { TreeScanner, type TreeScannerOptions } from '../src/tree-scanner.js';
 import { TreeStorageAdapter } from '../src/tree-storage.js';
@@ -292,6 +292,18 @@ describe('TreeScanner', () => {
     const report = await s.scan({ onProgress: (r) => progress.push(r.changed) });
     expect(report.changed).toBe(20);
     expect(progress.at(-1)).toBe(20);
+  });
+
+  it('refuses to empty the catalogue when the tree suddenly lists nothing', async () => {
+    await put('a.txt', 'a');
+    await put('b/c.txt', 'c');
+    await scanner().scan();
+    await rm(join(root, 'a.txt'));
+    await rm(join(root, 'b'), { recursive: true });
+    await expect(scanner().scan()).rejects.toSatisfy((e) => AdapterError.is(e, 'unavailable'));
+    expect((await store.catalogue.list({ start: 0, count: 0 })).total).toBe(2);
+    expect(await scanner({ allowEmptyTree: true }).scan()).toMatchObject({ removed: 2 });
+    expect((await store.catalogue.list({ start: 0, count: 0 })).total).toBe(0);
   });
 
   it('watch() rescans periodically until stopped', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdapterError } from '@memberkit/types';
+import { AdapterError, type StorageAdapter } from '@memberkit/types';
 import { createTreeStorage, type TreeStorageAdapter } from '../src/tree-storage.js';
 
 let base: string;
@@ -51,8 +51,9 @@ afterAll(async () => {
 describe('TreeStorageAdapter (wrap mode)', () => {
   it('declares a read-only store with list and range', () => {
     expect(tree.capabilities).toEqual({ write: false, delete: false, list: true, range: true, nativeChecksums: [] });
-    expect(tree.write).toBeUndefined();
-    expect(tree.delete).toBeUndefined();
+    const asPort: StorageAdapter = tree;
+    expect(asPort.write).toBeUndefined();
+    expect(asPort.delete).toBeUndefined();
   });
 
   it('lists regular files only, skipping symlinks, hidden names and unrepresentable names', async () => {
