@@ -152,6 +152,11 @@ describe('documents as real nodes write them', () => {
     expect(decodeError(() => C.IdentifierCodec.decode(Buffer.from(`<?xml version="1.0" encoding="x-klingon"?><a/>`))).message).toMatch(/encoding/);
   });
 
+  it('ignores processing instructions and comments in the prolog, whatever they hold', () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<?xml-stylesheet type="text/xsl" href="/cn/xslt/dataone.types.v1.xsl?a=1&b=2"?>\n<!-- a & b <c> -->\n<d1:identifier xmlns:d1="${V1}">x<!-- c & d --></d1:identifier>`;
+    expect(C.IdentifierCodec.decode(xml)).toBe('x');
+  });
+
   it('decodes entities and character references, CDATA literally', () => {
     const xml = `<d1:identifier xmlns:d1="${V1}">a&amp;b&lt;c&gt;d&quot;e&apos;f&#38;g&#xE9;<![CDATA[&amp;<x>]]></d1:identifier>`;
     expect(C.IdentifierCodec.decode(xml)).toBe(`a&b<c>d"e'f&gé&amp;<x>`);

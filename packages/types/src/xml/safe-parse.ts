@@ -78,7 +78,7 @@ const parser = new XMLParser({
 
 const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
 
-function rootStartTag(xml: string): { prefix: string; local: string; tag: string } {
+function rootStartTag(xml: string): { prefix: string; local: string; tag: string; index: number } {
   let i = 0;
   for (;;) {
     i = xml.indexOf('<', i);
@@ -93,7 +93,7 @@ function rootStartTag(xml: string): { prefix: string; local: string; tag: string
   const tag = xml.slice(i, end < 0 ? undefined : end + 1);
   const m = /^<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)/.exec(tag);
   if (!m) throw new DecodeError('malformed root element');
-  return { prefix: (m[1] ?? '').slice(0, -1), local: m[2]!, tag };
+  return { prefix: (m[1] ?? '').slice(0, -1), local: m[2]!, tag, index: i };
 }
 
 function namespaceOf(prefix: string, startTag: string): string {
@@ -145,11 +145,13 @@ export function parseXml(input: string | Uint8Array, options: ParseOptions = {})
   if (DOCTYPE.test(xml)) throw new DecodeError('DOCTYPE and entity declarations are not accepted');
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw new DecodeError(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
-  const { prefix, local } = rootStartTag(xml);
-  const start = rootStartTag(xml).tag;
+  const { prefix, local, tag: start, index } = rootStartTag(xml);
+  // Processing instructions in the prolog (a CN's <?xml-stylesheet href="...&..."?>) carry
+  // no data; the parser would read their pseudo-attributes as XML text, so drop them.
+  const prolog = xml.slice(0, index).replace(/<\?(?!xml[\s?])[\s\S]*?\?>/g, '');
   let tree: Record<string, XmlNode[]>;
   try {
-    tree = parser.parse(xml) as Record<string, XmlNode[]>;
+    tree = parser.parse(prolog + xml.slice(index)) as Record<string, XmlNode[]>;
   } catch (e) {
     throw new DecodeError(`not well-formed XML: ${(e as Error).message}`);
   }
