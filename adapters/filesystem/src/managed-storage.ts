@@ -204,7 +204,8 @@ export class FilesystemStorageAdapter implements StorageAdapter {
         const rel = `${top.rel}/${entry.name}`;
         if (entry.isDirectory()) {
           if (couldContain(rel, prefix)) await push(rel);
-        } else if (entry.isFile() && rel.startsWith(prefix)) {
+        } else if (!entry.isSymbolicLink() && rel.startsWith(prefix)) {
+          // Regular files (and entries of unknown d_type): lstat decides.
           try {
             const st = await lstat(join(this.root, ...rel.split('/')));
             if (st.isFile()) yield { key: rel, size: st.size, modified: st.mtime };
