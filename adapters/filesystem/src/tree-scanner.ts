@@ -28,6 +28,7 @@ export interface TreeScannerOptions {
    * breaks the identifier rules (whitespace, control characters, over 800 characters) is
    * skipped and reported.
    */
+  /** PID of a file from its relative POSIX path. Default `pidFromPath`. */
   pidRule?: (relativePath: string) => string;
   /** Extension (no dot, lower case) → formatId. Otherwise the format list's entry for the extension. */
   formatOverrides?: Record<string, string>;
@@ -129,6 +130,16 @@ CREATE INDEX IF NOT EXISTS wrap_files_scan ON wrap_files (scan);
  * cache. A file gone from the tree is removed from the catalogue, but only after a complete,
  * successful walk: an aborted or failed scan never removes anything.
  */
+/**
+ * The default PID of a wrapped file: its relative path, with whitespace, control characters
+ * and `%` percent-encoded, since identifiers may not hold whitespace. Encoding `%` too keeps
+ * the rule one-to-one: two different paths never share a PID.
+ */
+export function pidFromPath(relativePath: string, prefix = ''): string {
+  // eslint-disable-next-line no-control-regex
+  return prefix + relativePath.replace(/[%\s\u0000-\u001f\u007f]/gu, (c) => encodeURIComponent(c));
+}
+
 export class TreeScanner {
   readonly options: Readonly<TreeScannerOptions>;
   private readonly algorithm: 'SHA-1' | 'MD5' | 'SHA-256';
@@ -152,7 +163,7 @@ export class TreeScanner {
     this.batchSize = Math.max(1, Math.trunc(options.batchSize ?? 500));
     this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
     this.now = options.now ?? (() => new Date());
-    this.pidRule = options.pidRule ?? ((p) => p);
+    this.pidRule = options.pidRule ?? pidFromPath;
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   createFilesystemStorage,
   createTreeStorage,
   openSqliteStore,
+  pidFromPath,
   TreeScanner,
   type SqliteStore,
 } from '@memberkit/adapter-filesystem';
@@ -44,7 +45,7 @@ export function createScanner(loaded: LoadedConfig, store: SqliteStore, storage:
     catalogue: store.catalogue,
     stateDatabase: store.database,
     nodeId: config.node.identifier,
-    pidRule: (relativePath) => wrap.pidPrefix + relativePath,
+    pidRule: (relativePath) => pidFromPath(relativePath, wrap.pidPrefix),
     formatOverrides: wrap.formatOverrides,
     rightsHolder: wrap.rightsHolder,
     accessPolicy: { allow: wrap.accessPolicy },

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 /** Exceptions: XML bodies (dataoneErrors.xsd), HEAD headers, detail codes. */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,9 @@ import { DecodeError } from '../src/decode-error.js';
 import * as X from '../src/exceptions.js';
 import { DETAIL_CODES } from '../src/generated/detail-codes.data.js';
 import { validateMany, type XsdResult } from './xsd.js';
+
+/** The specification beside the checkout (../shared/spec), as CI lays it out. */
+const SPEC_DIR = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'spec');
 
 const NAMES = Object.keys(X.EXCEPTION_ERROR_CODES) as X.ExceptionName[];
 const CLASSES: Record<X.ExceptionName, new (f?: X.ExceptionFields) => X.DataONEException> = {
@@ -219,7 +223,7 @@ describe('detail codes', () => {
     expect(X.documentedExceptions('MNNope.get')).toEqual([]);
   });
 
-  const rows = readFileSync('/work/shared/spec/detail-codes.tsv', 'utf8')
+  const rows = readFileSync(join(SPEC_DIR, 'detail-codes.tsv'), 'utf8')
     .trim()
     .split('\n')
     .slice(1)
@@ -241,7 +245,7 @@ describe('detail codes', () => {
   });
 
   it('every operation in the generated data is documented by the table', () => {
-    const ops = new Set(readFileSync('/work/shared/spec/detail-codes.tsv', 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t').slice(0, 2).join('.')));
+    const ops = new Set(readFileSync(join(SPEC_DIR, 'detail-codes.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t').slice(0, 2).join('.')));
     expect(Object.keys(DETAIL_CODES).filter((k) => !ops.has(k))).toEqual([]);
   });
 });

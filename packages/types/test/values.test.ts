@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 /** Datetimes, identifiers, checksum algorithm names and the federation's format list. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,9 @@ import { DecodeError } from '../src/decode-error.js';
 import * as FM from '../src/formats.js';
 import { assertIdentifier, IDENTIFIER_MAX_LENGTH, identifierProblem, isValidIdentifier } from '../src/identifier.js';
 import { validateMany } from './xsd.js';
+
+/** The specification beside the checkout (../shared/spec), as CI lays it out. */
+const SPEC_DIR = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'spec');
 
 describe('parseDateTime', () => {
   it.each([
@@ -219,7 +223,7 @@ describe('the federation format list', () => {
     const list = FM.objectFormatList();
     expect(list.count).toBe(list.objectFormat.length);
     expect(list.total).toBe(list.objectFormat.length);
-    const official = ObjectFormatListCodec.decode(readFileSync('/work/shared/spec/formats/objectFormatListV2.xml'));
+    const official = ObjectFormatListCodec.decode(readFileSync(join(SPEC_DIR, 'formats/objectFormatListV2.xml')));
     expect(list.count).toBe(official.count);
     expect(list.objectFormat.map((f) => [f.formatId, f.formatName, f.formatType])).toEqual(official.objectFormat.map((f) => [f.formatId, f.formatName, f.formatType]));
     // Where the official list gives a media type and extension, ours agrees (one entry,

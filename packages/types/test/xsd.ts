@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const SCHEMA_DIR = '/work/shared/spec/schemas';
+export const SCHEMA_DIR = join(import.meta.dirname, '..', '..', 'testkit', 'schemas');
 /** Validates v1, v1.1 and v2.0 documents (it imports the other two). */
 export const TYPES_XSD = join(SCHEMA_DIR, 'dataoneTypes_v2.0.xsd');
 export const ERRORS_XSD = join(SCHEMA_DIR, 'dataoneErrors.xsd');
