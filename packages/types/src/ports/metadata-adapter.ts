@@ -41,7 +41,9 @@ export interface ObjectQuery {
   replicas?: boolean;
   /**
    * Only objects one of these subjects may read (rightsHolder, or any permission granted to
-   * the subject in the access policy; `public` matches the public grant). undefined: no filter.
+   * the subject in the access policy; `public` matches the public grant), compared literally:
+   * the caller expands its own subjects (groups, equivalent identities, `authenticatedUser`).
+   * undefined: no filter; an empty array matches nothing.
    */
   readableBy?: readonly string[];
   /** Zero-based offset into the ordered result. */
@@ -57,8 +59,9 @@ export interface ObjectPage {
 }
 
 /**
- * One atomic change to the catalogue. Either all of it is applied or none of it.
- * The core builds these; an adapter only has to apply them faithfully.
+ * One atomic change to the catalogue. Either all of it is applied or none of it: inserts
+ * first, then replaces, then removes, each in array order; the first failure rolls back the
+ * whole change. The core builds these; an adapter only has to apply them faithfully.
  */
 export interface CatalogueChange {
   /**
@@ -72,7 +75,7 @@ export interface CatalogueChange {
    * serialVersion equals `expectedSerialVersion` (compare-and-set), and with 'not-found' when
    * the PID is absent. A seriesId set by the replacement follows the insert rule.
    */
-  replace?: Array<{ pid: string; expectedSerialVersion: number; sysmeta: StoredSystemMetadata; isReplica?: boolean }>;
+  replace?: Array<{ pid: string; expectedSerialVersion: number; sysmeta: StoredSystemMetadata; /** undefined keeps the stored value. */ isReplica?: boolean }>;
   /** Records to remove; 'not-found' when absent. */
   remove?: Array<{ pid: string }>;
 }
