@@ -11,3 +11,4 @@ export {
   HOSTILE_IDENTIFIERS, HOSTILE_STORAGE_KEYS,
 } from './fixtures.js';
 export { bytesSource, generatedSource, patternBytes, digestsOf, digestStream, readAll, Digester, type Digests } from './bytes.js';
+export * from './node/index.js';
