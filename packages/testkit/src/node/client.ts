@@ -136,7 +136,18 @@ export function expectDocument(res: NodeResponse, root: string, namespace?: stri
   const doc = res.doc!;
   expect(doc.rootName, describeResponse(res)).toBe(root);
   if (namespace !== undefined) expect(doc.rootNamespace, `${res.label}: namespace of <${root}>`).toBe(namespace);
+  expectProtocolDates(res);
   return doc;
+}
+
+const DATE_ELEMENTS = /<((?:[\w.-]+:)?(?:dateUploaded|dateSysMetadataModified|dateLogged|replicaVerified|lastHarvested|lastCompleteHarvest))>([^<]*)</g;
+const PROTOCOL_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)$/;
+
+/** INTEROP: datetimes carry `T`, a zone (`Z` or `+hh:mm`) and at most milliseconds. */
+export function expectProtocolDates(res: NodeResponse): void {
+  for (const m of res.text.matchAll(DATE_ELEMENTS)) {
+    expect(m[2], `${res.label}: <${m[1]}> must look like 2026-11-22T01:49:30.278Z`).toMatch(PROTOCOL_DATE);
+  }
 }
 
 const decodeEntities = (s: string) =>
@@ -180,6 +191,7 @@ export function expectError(res: NodeResponse, name: string, status: number, det
     return;
   }
   expect(res.doc, `${describeResponse(res)}\nexpected an XML error body`).toBeDefined();
+  expect(res.headers.get('content-type') ?? '', `${res.label}: Content-Type of an error body`).toMatch(/^(text|application)\/xml\b/i);
   const doc = res.doc!;
   expect(doc.rootName, describeResponse(res)).toBe('error');
   expect(doc.rootNamespace, `${res.label}: <error> is in no namespace`).toBe('');

@@ -282,6 +282,16 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
           await expectAbsent(pid);
         });
 
+        it('sysmeta with an ns1: prefixed root and unqualified children is accepted', async () => {
+          const pid = newPid('ns1-sysmeta');
+          const bytes = 'n,s\n';
+          const xml = encodeSysmeta(sysmetaFor(v, pid, bytes), v);
+          const m = /<([\w.-]+):systemMetadata\b/.exec(xml);
+          const ns1 = m ? xml.replaceAll(`<${m[1]}:`, '<ns1:').replaceAll(`</${m[1]}:`, '</ns1:').replaceAll(`xmlns:${m[1]}=`, 'xmlns:ns1=') : xml;
+          expect(ns1).toContain('<ns1:systemMetadata');
+          expectIdentifierDocument(await create(v, pid, { bytes, sysmetaXml: ns1 }), pid);
+        });
+
         it('sysmeta as a plain field (not a file part) is accepted', async () => {
           const pid = newPid('field-sysmeta');
           const bytes = 'p,q\n';
@@ -338,6 +348,7 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
           expectError(await http.head(`/${v}/object/${enc(missing)}`), 'NotFound', 404, '1380', missing);
           expectError(await http.get(`/${v}/meta/${enc(missing)}`), 'NotFound', 404, '1060');
           expectError(await http.get(`/${v}/checksum/${enc(missing)}`), 'NotFound', 404, '1420');
+          expectError(await http.get(`/${v}/replica/${enc(missing)}`, { as: 'admin' }), 'NotFound', 404, '2185');
         });
 
         it(v === 'v2' ? 'v2: a SID resolves to the head PID (get, describe, getSystemMetadata)' : 'v1: a SID is not an identifier (NotFound on get, describe, getSystemMetadata)', async () => {
@@ -371,7 +382,7 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
           expect(res.headers.get('dataone-serialversion')).toBe(String(sm.serialVersion));
           const lm = res.headers.get('last-modified');
           expect(lm).not.toBeNull();
-          expect(Number.isNaN(Date.parse(lm!))).toBe(false);
+          expect(Date.parse(lm!), 'Last-Modified is dateSysMetadataModified (to the second)').toBe(Math.floor(sm.dateSysMetadataModified!.getTime() / 1000) * 1000);
           expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
           expect(res.bytes.length).toBe(0);
         });
@@ -746,6 +757,14 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
           await check(pub, 'write', 'other', false);
         });
 
+        it(v === 'v2' ? 'v2: isAuthorized by SID answers for the head' : 'v1: isAuthorized by SID -> 404 NotFound 1800', async () => {
+          const s = await series(`authz-sid-${v}`);
+          const res = await http.get(`/${v}/isAuthorized/${enc(s.sid)}?action=write`, { as: 'writer' });
+          if (v === 'v2') expectStatus(res, 200);
+          else expectError(res, 'NotFound', 404, '1800');
+          if (v === 'v2') expectError(await http.get(`/v2/isAuthorized/${enc(s.sid)}?action=write`, { as: 'other' }), 'NotAuthorized', 401, '1820');
+        });
+
         it('isAuthorized: bad or missing action -> 400 InvalidRequest 1761; missing object -> 404 NotFound 1800', async () => {
           const { pid } = await createOk(v, 'authz-bad');
           expectError(await http.get(`/${v}/isAuthorized/${enc(pid)}?action=delete`, { as: 'writer' }), 'InvalidRequest', 400, '1761');
@@ -775,6 +794,8 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
           expectStatus(await http.post(`/${v}/dirtySystemMetadata`, { as: 'admin', multipart: parts('id') }), 200);
           expectError(await http.post(`/${v}/dirtySystemMetadata`, { as: 'writer', multipart: parts('pid') }), 'NotAuthorized', 401, '1331');
           expectError(await http.post(`/${v}/dirtySystemMetadata`, { multipart: parts('id') }), 'NotAuthorized', 401, '1331');
+          expectError(await http.post(`/${v}/dirtySystemMetadata`, { as: 'admin', multipart: parts('pid').filter((p) => p.name !== 'serialVersion') }), 'InvalidRequest', 400, '1334');
+          expectError(await http.post(`/${v}/dirtySystemMetadata`, { as: { authorization: 'Bearer nope' }, multipart: parts('pid') }), 'InvalidToken', 401, '1332');
         });
 
         it('synchronizationFailed: CN/admin -> 200; others -> 401 NotAuthorized 2162', async () => {
@@ -909,6 +930,10 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
           ['PATCH', '/v2/object/x'],
           ['PUT', '/v1/meta'],
         ];
+        const head = await http.head('/v2/no-such-operation');
+        expect(head.status).toBe(404);
+        expect(head.headers.get('dataone-exception-name')).toBe('NotFound');
+        expect(head.headers.get('dataone-exception-detailcode')).not.toBeNull();
         for (const [method, path] of cases) {
           const res = await http.request(method, path, { as: 'writer', ...(method === 'GET' || method === 'DELETE' ? {} : { body: '' }) });
           const { name } = expectAnyError(res, 404);
