@@ -189,15 +189,26 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
           expect(Math.abs(Date.parse(date!) - Date.now())).toBeLessThan(5 * 60_000);
         });
 
-        it(`${v}: getCapabilities at /node (and at /${v}/) is the node document`, async () => {
-          for (const path of [`/${v}/node`, `/${v}/`]) {
+        it(`${v}: getCapabilities at /node is the node document`, async () => {
+          await capabilitiesAt(`/${v}/node`);
+        });
+
+        it(`${v}: getCapabilities at /${v}/ (GET / from {base_url}/{version}) is the node document`, async () => {
+          await capabilitiesAt(`/${v}/`);
+        });
+      }
+
+      async function capabilitiesAt(path: string): Promise<void> {
+        const v = path.startsWith('/v1') ? 'v1' : 'v2';
+        {
+          {
             const doc = expectDocument(await http.get(path), 'node', v === 'v1' ? TYPES_V1 : TYPES_V2);
             expect(childText(doc.root, 'identifier')).toBe(t.nodeId);
             expect(attr(doc.root, 'type')).toBe('mn');
             const names = children(child(doc.root, 'services'), 'service').map((s) => attr(s, 'name'));
             for (const api of ['MNCore', 'MNRead', 'MNAuthorization', 'MNStorage']) expect(names).toContain(api);
           }
-        });
+        }
       }
 
       it('getCapabilities at /v2 (no slash) and at the bare base address', async () => {
@@ -365,6 +376,7 @@ export function runNodeSuite(name: string, target: () => NodeSuiteTarget | Promi
             expect(childText(doc.root, 'identifier')).toBe(s.head);
           } else {
             expectError(got, 'NotFound', 404, '1020');
+            expect(childText(got.doc?.root, 'description') ?? '', 'v1 NotFound for a SID says it is a series id').toMatch(/series/i);
             expectError(described, 'NotFound', 404, '1380', s.sid);
             expectError(m, 'NotFound', 404, '1060');
           }
