@@ -52,6 +52,7 @@ describe('wrap mode over a tree of 10,000 files', () => {
     expect(first.total).toBeGreaterThanOrEqual(0);
   });
   afterAll(async () => {
+    if (node?.child.exitCode !== null || node?.child.signalCode !== null) console.error(`node process ended early:\n${node?.output()}`);
     await node?.stop();
     rmSync(work, { recursive: true, force: true });
   });

@@ -8,6 +8,8 @@ export interface NodeProcess {
   child: ChildProcess;
   baseUrl: string;
   port: number;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
   /** Peak and current RSS of the server process, read from /proc (bytes). */
   rss(): { current: number; peak: number };
   stop(signal?: NodeJS.Signals): Promise<void>;
@@ -61,6 +63,7 @@ export async function startNodeProcess(dir: string, extraArgs: string[] = []): P
     child,
     port,
     baseUrl: `http://127.0.0.1:${port}/mn`,
+    output: () => output,
     rss: () => ({ current: readStatus('VmRSS'), peak: readStatus('VmHWM') }),
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {

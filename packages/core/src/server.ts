@@ -18,6 +18,11 @@ export interface RunningServer {
 export async function serveNode(node: MemberNode, options: ServeOptions): Promise<RunningServer> {
   return new Promise((resolve) => {
     const server = serve({ fetch: node.app.fetch, port: options.port, hostname: options.hostname ?? '0.0.0.0' }, (info: AddressInfo) => {
+      // Keep idle connections longer than clients and load balancers do (60 s), so a client
+      // never reuses a connection the server is closing at that moment ("other side closed").
+      const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+      http.keepAliveTimeout = 65_000;
+      http.headersTimeout = 66_000;
       resolve({
         server,
         port: info.port,

@@ -62,6 +62,8 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
     const api = new Hono({ getPath: rawPath });
     registerRoutes(api, version, services, wrapFor(version));
     app.route(`${basePath}/${version}`, api);
+    // getCapabilities is `GET /` under the version path: with and without the trailing slash.
+    app.get(`${basePath}/${version}/`, (c) => api.fetch(new Request(new URL(`/node`, c.req.url), c.req.raw), c.env));
   }
   // "The capabilities document is also served at the bare base address for convenience."
   const bare = wrapFor('v2')('MNCore.getCapabilities', async (c) => app.fetch(new Request(new URL(`${basePath}/v2/node`, c.req.url), { headers: c.req.raw.headers }), c.env));
