@@ -43,7 +43,7 @@ describe('wrap mode over a tree of 10,000 files', () => {
     }
     writeFileSync(join(work, 'secret.txt'), 'outside the root');
     symlinkSync(join(work, 'secret.txt'), join(tree, 'link-out.txt'));
-    writeConfig(dataDir, { mode: 'wrap', wrap: { root: tree, rightsHolder: 'CN=archive owner' } });
+    writeConfig(dataDir, { storage: { type: 'tree', root: tree }, wrap: { rightsHolder: 'CN=archive owner' } });
     const started = Date.now();
     node = await startNodeProcess(dataDir);
     // The first listObjects answers at once; objects appear as their checksums are computed.

@@ -1,22 +1,15 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import {
-  createFilesystemStorage,
-  createTreeStorage,
-  openSqliteStore,
-  pidFromPath,
-  TreeScanner,
-  type SqliteStore,
-} from '@memberkit/adapter-filesystem';
+import { dirname, join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { createLogger, createMemberNode, type CoreConfig, type Logger, type MemberNode } from '@memberkit/core';
-import type { StorageAdapter } from '@memberkit/types';
+import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type Scanner, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { resolvePath, type LoadedConfig } from './load-config.js';
 
 export interface BuiltNode {
   node: MemberNode;
-  store: SqliteStore;
-  scanner?: TreeScanner;
+  scanner?: Scanner;
   logger: Logger;
   /** Stop background work (rescans), then close the node. */
   close(): Promise<void>;
@@ -36,59 +29,99 @@ export function toCoreConfig(config: MemberkitConfig, port: number): CoreConfig 
   };
 }
 
-/** The scanner of a wrap-mode node (also used by `memberkit scan`). */
-export function createScanner(loaded: LoadedConfig, store: SqliteStore, storage: ReturnType<typeof createTreeStorage>): TreeScanner {
+interface Parts {
+  storage: StorageAdapter;
+  catalogue: Catalogue;
+  ctx: BackendContext;
+  /** Close local state opened on demand (scanner state database). */
+  closeState(): void;
+}
+
+/** The adapters the configuration asks for (not yet opened). */
+async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts> {
   const { config } = loaded;
+  let catalogue: Catalogue | undefined;
+  let ownState: BetterSqlite3.Database | undefined;
+  const ctx: BackendContext = {
+    resolvePath: (p) => resolvePath(loaded, p),
+    logger,
+    stateDatabase: async () => {
+      if (catalogue?.sqlite) return catalogue.sqlite();
+      if (!ownState) {
+        // Scanner state beside the configuration when the catalogue is not SQLite.
+        const file = join(loaded.baseDir, 'scanner-state.db');
+        ownState = new BetterSqlite3(file);
+        ownState.pragma('journal_mode = WAL');
+        ownState.pragma('busy_timeout = 5000');
+      }
+      return ownState;
+    },
+  };
+  const { type: storageType, ...storageOptions } = config.storage;
+  const { type: catalogueType, ...catalogueOptions } = config.catalogue;
+  if (catalogueType === 'sqlite') mkdirSync(dirname(ctx.resolvePath(String(catalogueOptions.file ?? 'memberkit.db'))), { recursive: true });
+  catalogue = await catalogueBackend(catalogueType)!.create(catalogueOptions as never, ctx);
+  const storage = await storageBackend(storageType)!.create(storageOptions as never, ctx);
+  return { storage, catalogue, ctx, closeState: () => ownState?.close() };
+}
+
+function wrapOptions(config: MemberkitConfig): WrapOptions {
   const wrap = config.wrap!;
-  return new TreeScanner({
-    storage,
-    catalogue: store.catalogue,
-    stateDatabase: store.database,
+  return {
     nodeId: config.node.identifier,
-    pidRule: (relativePath) => pidFromPath(relativePath, wrap.pidPrefix),
+    pidPrefix: wrap.pidPrefix,
     formatOverrides: wrap.formatOverrides,
     rightsHolder: wrap.rightsHolder,
     accessPolicy: { allow: wrap.accessPolicy },
     checksumAlgorithm: wrap.checksumAlgorithm,
-  });
+  };
+}
+
+/** The wrap-mode scanner of a configuration (also used by `memberkit scan`). */
+export async function createScanner(loaded: LoadedConfig, storage: StorageAdapter, metadata: MetadataAdapter, ctx: BackendContext): Promise<Scanner> {
+  return storageBackend(loaded.config.storage.type)!.scanner!(storage, metadata, wrapOptions(loaded.config), ctx);
 }
 
 /** Compose adapters and core from a loaded configuration (the composition root). */
 export async function buildNode(loaded: LoadedConfig, options: { port: number; logger?: Logger }): Promise<BuiltNode> {
   const { config } = loaded;
   const logger = options.logger ?? createLogger({ level: config.log.level });
-  const dbFile = resolvePath(loaded, config.catalogue.file);
-  mkdirSync(dirname(dbFile), { recursive: true });
-  const store = openSqliteStore({ file: dbFile });
-  let storage: StorageAdapter;
-  let tree: ReturnType<typeof createTreeStorage> | undefined;
-  if (config.mode === 'wrap') {
-    tree = createTreeStorage({ root: resolvePath(loaded, config.wrap!.root) });
-    storage = tree;
-  } else {
-    storage = createFilesystemStorage({ root: resolvePath(loaded, config.storage.root), fsync: config.storage.fsync });
-  }
-  const node = await createMemberNode(toCoreConfig(config, options.port), { storage, metadata: store.catalogue, eventLog: store.eventLog }, { logger });
-  let scanner: TreeScanner | undefined;
+  const parts = await createParts(loaded, logger);
+  const node = await createMemberNode(toCoreConfig(config, options.port), { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog }, { logger });
+  let scanner: Scanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
-  if (tree) {
-    scanner = createScanner(loaded, store, tree);
+  if (config.wrap) {
+    scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
     // Objects appear as they are hashed: the node answers while the first scan runs.
     void scanner.scan().then(
       (r) => logger.info({ ...r, skipped: r.skipped.length }, 'wrap scan finished'),
       (err: unknown) => logger.error({ err }, 'wrap scan failed'),
     );
-    const interval = config.wrap!.rescanIntervalSeconds;
-    if (interval > 0) watcher = scanner.watch({ intervalMs: interval * 1000 });
+    if (config.wrap.rescanIntervalSeconds > 0) watcher = scanner.watch({ intervalMs: config.wrap.rescanIntervalSeconds * 1000 });
   }
   return {
     node,
-    store,
     ...(scanner ? { scanner } : {}),
     logger,
     async close() {
       await watcher?.stop();
       await node.close();
+      parts.closeState();
     },
   };
+}
+
+/** Run one scan of a wrapped storage now (`memberkit scan`). */
+export async function scanOnce(loaded: LoadedConfig, logger: Logger): Promise<Awaited<ReturnType<Scanner['scan']>>> {
+  if (!loaded.config.wrap) throw new Error('scan applies to configurations with a "wrap" section');
+  const parts = await createParts(loaded, logger);
+  const opened = [...new Set<object>([parts.catalogue.metadata, parts.catalogue.eventLog, parts.storage])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
+  for (const a of opened) await a.open?.();
+  try {
+    const scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
+    return await scanner.scan();
+  } finally {
+    for (const a of opened.reverse()) await a.close?.();
+    parts.closeState();
+  }
 }

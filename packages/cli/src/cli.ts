@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { serveNode } from '@memberkit/core';
-import { createTreeStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
-import { buildNode, createScanner } from './build-node.js';
-import { CONFIG_FILE_NAME, ConfigError, DEV_TOKEN_FILE, loadConfig, resolvePath } from './load-config.js';
+import { createLogger } from '@memberkit/core';
+import { buildNode, scanOnce } from './build-node.js';
+import { CONFIG_FILE_NAME, ConfigError, DEV_TOKEN_FILE, loadConfig } from './load-config.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -67,17 +67,10 @@ export async function runCli(argv: string[]): Promise<void> {
     .option('-c, --config <file>', 'configuration file')
     .action(async (dir: string, opts: { config?: string }) => {
       const loaded = loadConfig({ dataDir: dir, ...(opts.config ? { configFile: opts.config } : {}) });
-      if (loaded.config.mode !== 'wrap') throw new ConfigError('scan applies to mode "wrap" only');
-      const store = openSqliteStore({ file: resolvePath(loaded, loaded.config.catalogue.file) });
-      await store.open();
-      try {
-        const scanner = createScanner(loaded, store, createTreeStorage({ root: resolvePath(loaded, loaded.config.wrap!.root) }));
-        const report = await scanner.scan();
-        console.log(`added ${report.added}, changed ${report.changed}, removed ${report.removed}, unchanged ${report.unchanged}, skipped ${report.skipped.length} (${report.durationMs} ms)`);
-        for (const s of report.skipped.slice(0, 20)) console.log(`  skipped ${s.path}: ${s.reason}`);
-      } finally {
-        await store.close();
-      }
+      if (!loaded.config.wrap) throw new ConfigError('scan applies to configurations with a "wrap" section');
+      const report = await scanOnce(loaded, createLogger({ level: loaded.config.log.level }));
+      console.log(`added ${report.added}, changed ${report.changed}, removed ${report.removed}, unchanged ${report.unchanged}, skipped ${report.skipped.length} (${report.durationMs} ms)`);
+      for (const s of report.skipped.slice(0, 20)) console.log(`  skipped ${s.path}: ${s.reason}`);
     });
 
   await program.parseAsync(argv);

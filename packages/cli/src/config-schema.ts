@@ -33,21 +33,21 @@ export const configSchema = z.object({
     host: z.string().default('0.0.0.0'),
     basePath: z.string().regex(/^(\/[^/]+)*$/, 'basePath must look like /mn (or be empty)').default('/mn'),
   }).prefault({}),
-  /** 'managed': the node stores uploaded content; 'wrap': expose an existing tree read-only. */
-  mode: z.enum(['managed', 'wrap']).default('managed'),
-  storage: z.object({
-    /** Managed mode: where object bytes live (hashed, sharded layout). */
-    root: z.string().default('objects'),
-    fsync: z.boolean().default(true),
-  }).prefault({}),
-  catalogue: z.object({
-    /** SQLite database holding the catalogue and the event log. */
-    file: z.string().default('memberkit.db'),
-  }).prefault({}),
+  /**
+   * Where bytes live: `{ "type": "filesystem", "root": "objects" }` (managed, the default),
+   * `{ "type": "tree", "root": "/srv/archive" }` (an existing tree, read-only), or any
+   * registered backend (packages/cli/src/backends). The other keys are the backend's options.
+   */
+  storage: z.looseObject({ type: z.string().default('filesystem') }).prefault({}),
+  /** The catalogue and event log: `{ "type": "sqlite", "file": "memberkit.db" }` by default. */
+  catalogue: z.looseObject({ type: z.string().default('sqlite') }).prefault({}),
+  /**
+   * Wrap mode: present when the storage is an existing archive to publish as it is. A
+   * scanner keeps the catalogue in step with the storage; these are the defaults every
+   * wrapped object gets.
+   */
   wrap: z.object({
-    /** The existing directory tree to expose, in place, read-only. */
-    root: z.string(),
-    /** PID of a file: its relative path, optionally with a prefix. */
+    /** PID of an item: its path or key (whitespace and % percent-encoded), with this prefix. */
     pidPrefix: z.string().default(''),
     /** extension (no dot) -> formatId, overriding the format list's guess. */
     formatOverrides: z.record(z.string(), z.string()).default({}),

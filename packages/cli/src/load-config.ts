@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { CATALOGUE_BACKENDS, STORAGE_BACKENDS, catalogueBackend, storageBackend } from './backends/index.js';
 import { configSchema, type MemberkitConfig } from './config-schema.js';
 
 export const CONFIG_FILE_NAME = 'memberkit.config.json';
@@ -35,7 +36,19 @@ export function parseConfig(raw: unknown, file: string): MemberkitConfig {
   const result = configSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(describeIssues(result.error, file));
   const config = result.data;
-  if (config.mode === 'wrap' && !config.wrap) throw new ConfigError(`invalid configuration in ${file}:\n  - wrap: mode "wrap" needs a "wrap" section with at least root and rightsHolder`);
+  const problems: string[] = [];
+  const check = (section: 'storage' | 'catalogue', backend: { options: z.ZodType } | undefined, known: readonly string[]) => {
+    const { type, ...options } = config[section];
+    if (!backend) return problems.push(`  - ${section}.type: unknown type '${type}' (known: ${known.join(', ')})`);
+    const parsed = backend.options.safeParse(options);
+    if (!parsed.success) for (const i of parsed.error.issues) problems.push(`  - ${section}.${i.path.join('.')}: ${i.message}`);
+    else config[section] = { type, ...(parsed.data as object) };
+    return undefined;
+  };
+  check('storage', storageBackend(config.storage.type), STORAGE_BACKENDS.map((b) => b.type));
+  check('catalogue', catalogueBackend(config.catalogue.type), CATALOGUE_BACKENDS.map((b) => b.type));
+  if (config.wrap && !storageBackend(config.storage.type)?.scanner) problems.push(`  - wrap: storage type '${config.storage.type}' cannot be wrapped (no scanner)`);
+  if (problems.length) throw new ConfigError(`invalid configuration in ${file}:\n${problems.join('\n')}`);
   return config;
 }
 
@@ -54,9 +67,8 @@ export function loadConfig(options: { dataDir: string; configFile?: string }): L
     const initial = {
       node: { identifier: 'urn:node:memberkit-local' },
       server: { port: 8080, basePath: '/mn' },
-      mode: 'managed',
-      storage: { root: 'objects' },
-      catalogue: { file: 'memberkit.db' },
+      storage: { type: 'filesystem', root: 'objects' },
+      catalogue: { type: 'sqlite', file: 'memberkit.db' },
       access: { administrators: [DEV_SUBJECT], localTokens: { [token]: DEV_SUBJECT } },
     };
     writeFileSync(file, JSON.stringify(initial, null, 2) + '\n', { mode: 0o600 });
