@@ -12,6 +12,7 @@ import { ObjectService } from './services/object-service.js';
 import { SessionResolver } from './services/session-resolver.js';
 import { StorageService } from './services/storage-service.js';
 import { TOKENS } from './tokens.js';
+import { ChangeNotifier } from './extension.js';
 
 /** The adapter instances configuration chose; the composition root binds them. */
 export interface NodeAdapters {
@@ -25,6 +26,8 @@ export interface ContainerOptions {
   clock?: Clock;
   /** keyv store for caches (computed checksums...). Default: in memory. */
   cache?: Keyv;
+  /** Services optional APIs add to the Node document. */
+  extensionServices?: ReadonlyArray<{ name: string; versions: readonly ('v1' | 'v2')[] }>;
 }
 
 /** One container per node: adapters and config as constants, services as singletons. */
@@ -37,6 +40,8 @@ export function createNodeContainer(config: CoreConfig, adapters: NodeAdapters, 
   c.bind(TOKENS.Logger).toConstantValue(options.logger ?? createLogger());
   c.bind(TOKENS.Clock).toConstantValue(options.clock ?? new MonotonicClock());
   c.bind(TOKENS.Cache).toConstantValue(options.cache ?? new Keyv({ namespace: 'memberkit' }));
+  c.bind(TOKENS.Changes).toConstantValue(new ChangeNotifier(c.get<Logger>(TOKENS.Logger)));
+  c.bind(TOKENS.ExtensionServices).toConstantValue(options.extensionServices ?? []);
   c.bind(TOKENS.AccessControl).to(AccessControl);
   c.bind(TOKENS.Sessions).to(SessionResolver);
   c.bind(TOKENS.Events).to(EventService);

@@ -5,6 +5,10 @@ import { createApp } from './http/app.js';
 import type { NodeServices } from './http/services.js';
 import type { Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
+import type { ChangeNotifier, NodeExtension } from './extension.js';
+import type { AccessControl } from './services/access-control.js';
+import type { ObjectService } from './services/object-service.js';
+import type { EventService } from './services/event-service.js';
 
 export interface MemberNode {
   app: Hono;
@@ -17,7 +21,12 @@ export interface MemberNode {
  * Build a Member Node from configuration and adapter instances: opens the adapters, wires
  * the services, returns the Hono app (serve it with `serveNode`, or call `app.request` in tests).
  */
-export async function createMemberNode(config: CoreConfig, adapters: NodeAdapters, options: ContainerOptions = {}): Promise<MemberNode> {
+export interface MemberNodeOptions extends ContainerOptions {
+  /** Optional APIs (MNView, MNPackage, MNQuery...) to plug in. */
+  extensions?: readonly NodeExtension[];
+}
+
+export async function createMemberNode(config: CoreConfig, adapters: NodeAdapters, options: MemberNodeOptions = {}): Promise<MemberNode> {
   const opened: Array<{ close?(): Promise<void> }> = [];
   const unique = [...new Set<object>([adapters.metadata, adapters.eventLog, adapters.storage])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
   try {
@@ -29,7 +38,22 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     for (const a of opened.reverse()) await a.close?.().catch(() => {});
     throw err;
   }
-  const container = createNodeContainer(config, adapters, options);
+  const extensions = options.extensions ?? [];
+  const container = createNodeContainer(config, adapters, { ...options, extensionServices: extensions.flatMap((e) => e.services ?? []) });
+  const kit = {
+    objects: container.get<ObjectService>(TOKENS.Objects),
+    access: container.get<AccessControl>(TOKENS.AccessControl),
+    events: container.get<EventService>(TOKENS.Events),
+    metadata: adapters.metadata,
+    storage: adapters.storage,
+    logger: container.get<Logger>(TOKENS.Logger),
+  };
+  const changes = container.get<ChangeNotifier>(TOKENS.Changes);
+  for (const ext of extensions) {
+    await ext.open?.({ ...kit, wrap: () => () => Promise.reject(new Error('wrap is available in routes() only')) });
+    opened.push(ext);
+    if (ext.onChange) changes.subscribe((c) => ext.onChange!(c));
+  }
   const services: NodeServices = {
     objects: container.get(TOKENS.Objects),
     storing: container.get(TOKENS.Storing),
@@ -37,6 +61,8 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     capabilities: container.get(TOKENS.Capabilities),
     sessions: container.get(TOKENS.Sessions),
     logger: container.get<Logger>(TOKENS.Logger),
+    extensions,
+    kit,
     ping: async () => {
       await adapters.metadata.identifierUse('memberkit:ping');
     },

@@ -14,4 +14,6 @@ export const TOKENS = {
   Events: Symbol.for('memberkit.EventService'),
   Capabilities: Symbol.for('memberkit.CapabilitiesService'),
   Notifications: Symbol.for('memberkit.NotificationService'),
+  Changes: Symbol.for('memberkit.ChangeNotifier'),
+  ExtensionServices: Symbol.for('memberkit.ExtensionServices'),
 } as const;

@@ -5,6 +5,7 @@ import type { CallContext } from '../session.js';
 import { QueryParams } from './params.js';
 import { errorResponse } from './responses.js';
 import { registerRoutes } from './routes.js';
+import { registerUnavailableApis } from './unavailable.js';
 import type { NodeServices } from './services.js';
 
 /**
@@ -60,7 +61,10 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
 
   for (const version of ['v1', 'v2'] as const) {
     const api = new Hono({ getPath: rawPath });
-    registerRoutes(api, version, services, wrapFor(version));
+    const wrap = wrapFor(version);
+    registerRoutes(api, version, services, wrap);
+    for (const ext of services.extensions) ext.routes?.(api, version, { ...services.kit, wrap });
+    registerUnavailableApis(api, wrap);
     app.route(`${basePath}/${version}`, api);
     // getCapabilities is `GET /` under the version path: with and without the trailing slash.
     app.get(`${basePath}/${version}/`, (c) => api.fetch(new Request(new URL(`/node`, c.req.url), c.req.raw), c.env));

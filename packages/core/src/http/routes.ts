@@ -280,16 +280,4 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
       }),
     );
   }
-
-  // Optional APIs this node does not offer (yet): a DataONE NotImplemented, not a 404 page.
-  const notImplemented = (op: Operation, what: string) => wrap(op, async () => {
-    throw fail(op, 'NotImplemented', `${what} is not offered by this node (see getCapabilities)`);
-  });
-  app.post('/replicate', notImplemented('MNReplication.replicate', 'MNReplication.replicate'));
-  app.get('/query', notImplemented('MNQuery.listQueryEngines', 'MNQuery'));
-  app.get('/query/*', notImplemented('MNQuery.query', 'MNQuery'));
-  app.get('/views', notImplemented('MNView.listViews', 'MNView'));
-  app.get('/view', notImplemented('MNView.listViews', 'MNView'));
-  app.get('/views/*', notImplemented('MNView.view', 'MNView'));
-  app.get('/packages/*', notImplemented('MNPackage.getPackage', 'MNPackage'));
 }

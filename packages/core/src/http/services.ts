@@ -4,6 +4,7 @@ import type { ObjectService } from '../services/object-service.js';
 import type { SessionResolver } from '../services/session-resolver.js';
 import type { StorageService } from '../services/storage-service.js';
 import type { Logger } from '../logger.js';
+import type { ExtensionKit, NodeExtension } from '../extension.js';
 
 /** What the HTTP layer needs from the container. */
 export interface NodeServices {
@@ -13,6 +14,9 @@ export interface NodeServices {
   capabilities: CapabilitiesService;
   sessions: SessionResolver;
   logger: Logger;
+  /** Optional APIs plugged in, and what they may use. */
+  extensions: readonly NodeExtension[];
+  kit: Omit<ExtensionKit, 'wrap'>;
   /** Light internal check for ping. */
   ping(): Promise<void>;
 }

@@ -14,6 +14,7 @@ export class CapabilitiesService {
     @inject(TOKENS.Config) private readonly config: CoreConfig,
     @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
     @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
+    @inject(TOKENS.ExtensionServices) private readonly extensionServices: ReadonlyArray<{ name: string; versions: readonly ('v1' | 'v2')[] }>,
   ) {}
 
   node(): Node {
@@ -37,6 +38,7 @@ export class CapabilitiesService {
           ...api('MNAuthorization', true),
           ...api('MNStorage', writable),
           ...api('MNReplication', false),
+          ...this.extensionServices.flatMap((s) => s.versions.map((version) => ({ name: s.name, version, available: true, restriction: [] }))),
         ],
       },
       synchronization: { schedule: n.schedule },

@@ -19,6 +19,7 @@ import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { CallContext } from '../session.js';
 import { TOKENS } from '../tokens.js';
+import type { ChangeNotifier } from '../extension.js';
 import { AccessControl } from './access-control.js';
 import { EventService } from './event-service.js';
 import { resolveObject } from './resolve.js';
@@ -40,6 +41,7 @@ export class StorageService {
     @inject(TOKENS.Config) private readonly config: CoreConfig,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.Changes) private readonly changes: ChangeNotifier,
   ) {}
 
   /** True when this node accepts new content (managed storage and a writable catalogue). */
@@ -107,10 +109,11 @@ export class StorageService {
   }
 
   /** Commit bytes then catalogue; undo the bytes if the catalogue refuses. Never leaves a half-visible object. */
-  private async commit(op: Operation, upload: ObjectUpload, pid: string, change: (storageKey: string) => Parameters<NonNullable<MetadataAdapter['apply']>>[0]): Promise<void> {
+  private async commit(op: Operation, upload: ObjectUpload, pid: string, change: (storageKey: string) => Parameters<NonNullable<MetadataAdapter['apply']>>[0]): Promise<string> {
     const key = await upload.pending.commit(pid);
     try {
       await this.metadata.apply!(change(key));
+      return key;
     } catch (err) {
       await this.storage.delete?.(key).catch((e: unknown) => this.logger.error({ err: e, key }, 'could not remove bytes of a refused write'));
       if (AdapterError.is(err, 'already-exists')) {
@@ -142,8 +145,9 @@ export class StorageService {
       await this.assertUnused(op, pid, 'pid');
       if (sm.seriesId !== undefined) await this.assertUnused(op, sm.seriesId, 'seriesId');
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now: this.clock.now(), nodeId: this.config.node.identifier });
-      await this.commit(op, upload, pid, (storageKey) => ({ insert: [{ sysmeta, storageKey, isReplica: false }] }));
+      const storageKey = await this.commit(op, upload, pid, (key) => ({ insert: [{ sysmeta, storageKey: key, isReplica: false }] }));
       await this.events.record(ctx, 'create', pid);
+      await this.changes.emit({ kind: 'create', pid, record: { sysmeta, storageKey, isReplica: false } });
       return pid;
     } finally {
       await upload.pending.abort();
@@ -172,11 +176,13 @@ export class StorageService {
       const now = this.clock.now();
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now, nodeId: this.config.node.identifier });
       const oldNext: StoredSystemMetadata = { ...old.sysmeta, obsoletedBy: newPid, serialVersion: old.sysmeta.serialVersion + 1, dateSysMetadataModified: now };
-      await this.commit(op, upload, newPid, (storageKey) => ({
-        insert: [{ sysmeta, storageKey, isReplica: false }],
+      const storageKey = await this.commit(op, upload, newPid, (key) => ({
+        insert: [{ sysmeta, storageKey: key, isReplica: false }],
         replace: [{ pid, expectedSerialVersion: old.sysmeta.serialVersion, sysmeta: oldNext }],
       }));
       await this.events.record(ctx, 'update', newPid);
+      await this.changes.emit({ kind: 'update', pid, record: { ...old, sysmeta: oldNext } });
+      await this.changes.emit({ kind: 'create', pid: newPid, record: { sysmeta, storageKey, isReplica: false } });
       return newPid;
     } catch (err) {
       if (AdapterError.is(err, 'conflict')) throw fail(op, 'InvalidRequest', `'${pid}' changed while it was being updated; retry`, { pid });
@@ -197,6 +203,7 @@ export class StorageService {
     const sysmeta = { ...record.sysmeta, archived: true, serialVersion: record.sysmeta.serialVersion + 1, dateSysMetadataModified: this.clock.now() };
     await this.applyReplace(op, pid, record.sysmeta.serialVersion, sysmeta);
     await this.events.record(ctx, 'archive', pid);
+    await this.changes.emit({ kind: 'archive', pid, record: { ...record, sysmeta } });
     return pid;
   }
 
@@ -212,6 +219,7 @@ export class StorageService {
       await this.storage.delete(record.storageKey).catch((err: unknown) => this.logger.error({ err, pid, key: record.storageKey }, 'could not remove bytes of a deleted object'));
     }
     await this.events.record(ctx, 'delete', pid);
+    await this.changes.emit({ kind: 'delete', pid });
     return pid;
   }
 
@@ -229,6 +237,7 @@ export class StorageService {
     if (next.seriesId !== undefined && record.sysmeta.seriesId === undefined) await this.assertUnused(op, next.seriesId, 'seriesId');
     await this.applyReplace(op, pid, record.sysmeta.serialVersion, next);
     await this.events.record(ctx, 'updateSystemMetadata', pid);
+    await this.changes.emit({ kind: 'updateSystemMetadata', pid, record: { ...record, sysmeta: next } });
     return true;
   }
 
