@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: { conditions: ['@memberkit/source'] },
   ssr: { resolve: { conditions: ['@memberkit/source'] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'adapters/*/test/**/*.test.ts', 'adapters/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'adapters/*/test/**/*.test.ts', 'adapters/*/src/**/*.test.ts', 'templates/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: report ? ['default', ['json', { outputFile: report }]] : ['default'],
