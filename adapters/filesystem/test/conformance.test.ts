@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { StorageAdapter } from '@memberkit/types';
-import { runEventLogSuite, runMetadataAdapterSuite, runStorageAdapterSuite } from '@memberkit/testkit';
+import { runEventLogSuite, runJobStoreSuite, runMetadataAdapterSuite, runStorageAdapterSuite } from '@memberkit/testkit';
 import { createFilesystemStorage, createTreeStorage, openSqliteStore, type SqliteStore } from '../src/index.js';
 
 /** Temporary directories made for each instance, removed by destroy. */
@@ -87,5 +87,16 @@ runEventLogSuite('SQLite event log', {
   },
   async destroy(eventLog) {
     await closeStore(stores.get(eventLog));
+  },
+});
+
+runJobStoreSuite('SQLite jobs', {
+  async create() {
+    const handle = await openStore();
+    stores.set(handle.store.jobs, handle);
+    return handle.store.jobs;
+  },
+  async destroy(jobs) {
+    await closeStore(stores.get(jobs));
   },
 });

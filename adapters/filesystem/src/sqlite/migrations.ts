@@ -96,6 +96,25 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX events_identifier ON events (identifier);
   CREATE INDEX events_event ON events (event, date_logged);
   `,
+  // 2: durable jobs (replication, system metadata refresh, notifications).
+  `
+  CREATE TABLE jobs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind         TEXT    NOT NULL,
+    payload      TEXT    NOT NULL,
+    state        TEXT    NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    run_after    INTEGER NOT NULL, -- epoch ms
+    locked_by    TEXT,
+    locked_until INTEGER,          -- epoch ms
+    last_error   TEXT,
+    dedupe_key   TEXT,
+    created      INTEGER NOT NULL
+  );
+  CREATE INDEX jobs_due ON jobs (state, run_after);
+  -- One live (queued or running) job per dedupe key.
+  CREATE UNIQUE INDEX jobs_dedupe ON jobs (dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running');
+  `,
 ];
 
 /**

@@ -4,6 +4,7 @@ import { toAdapterError } from './errors.js';
 import { migrateSqlite } from './migrations.js';
 import { SqliteCatalogue } from './sqlite-catalogue.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
+import { SqliteJobStore } from './sqlite-jobs.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -39,6 +40,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 export class SqliteStore {
   readonly catalogue: SqliteCatalogue;
   readonly eventLog: SqliteEventLog;
+  /** Durable jobs (replication, refreshes, notifications) in the same file. */
+  readonly jobs: SqliteJobStore;
   readonly options: Readonly<SqliteStoreOptions>;
   #db: Database.Database | undefined;
   #opened = 0;
@@ -48,6 +51,7 @@ export class SqliteStore {
     this.options = { ...options };
     this.catalogue = new SqliteCatalogue(this);
     this.eventLog = new SqliteEventLog(this);
+    this.jobs = new SqliteJobStore(this);
   }
 
   /** The better-sqlite3 connection. Throws kind 'unavailable' before open() or after close(). */

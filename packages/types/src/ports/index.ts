@@ -2,3 +2,4 @@ export * from './adapter-error.js';
 export * from './storage-adapter.js';
 export * from './metadata-adapter.js';
 export * from './event-log.js';
+export * from './job-store.js';
