@@ -1,0 +1,45 @@
+import { type StorageAdapter, type StorageCapabilities, type StorageKey, type StorageStat } from '@memberkit/types';
+import { S3StoreBase, type S3Entry, type S3ListOptions, type S3StoreOptions } from './s3-base.js';
+
+export type S3BucketStorageOptions = S3StoreOptions;
+
+/**
+ * A read-only StorageAdapter over an existing bucket or prefix ("wrap mode"): the archive's
+ * objects are served in place, never copied or modified.
+ *
+ * Keys are the S3 keys relative to the prefix (`data/2020/a.csv`). Keys that S3 allows but
+ * that cannot be storage keys (empty, `.` or `..` segments, a leading `/`, control
+ * characters, "directory" markers ending in `/`) are refused with kind 'invalid' by
+ * `stat`/`read` and left out of `list` (reported to `onSkip`).
+ *
+ * Native checksums: MD5, from the ETag, for objects whose ETag is the MD5 of their bytes
+ * (uploaded in one part, not encrypted with SSE-KMS or SSE-C). For other objects `stat`
+ * returns no checksum (a multipart ETag `…-N` is not a digest); the scanner then computes
+ * one by reading the bytes once.
+ */
+export class S3BucketStorageAdapter extends S3StoreBase implements StorageAdapter {
+  readonly capabilities: StorageCapabilities = { write: false, delete: false, list: true, range: true, nativeChecksums: ['MD5'] };
+
+  constructor(options: S3BucketStorageOptions) {
+    super(options);
+  }
+
+  async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {
+    const info = await this.head(key, options);
+    if (info === undefined) return undefined;
+    const stat: StorageStat = { size: info.size, modified: info.modified };
+    if (info.mediaType !== undefined) stat.mediaType = info.mediaType;
+    if (info.md5 !== undefined) stat.checksums = { MD5: info.md5 };
+    return stat;
+  }
+
+  /** Every object under the prefix (or under `options.prefix` within it), one page at a time. */
+  list(options?: S3ListOptions): AsyncGenerator<S3Entry> {
+    return this.listUnder(options?.prefix ?? '', options);
+  }
+}
+
+/** A read-only store exposing an existing bucket/prefix in place. No I/O until `open()`. */
+export function createS3BucketStorage(options: S3BucketStorageOptions): S3BucketStorageAdapter {
+  return new S3BucketStorageAdapter(options);
+}

@@ -1,0 +1,313 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import {
+  AdapterError,
+  CHECKSUM_ALGORITHMS,
+  createChecksumHash,
+  type ChecksumAlgorithmName,
+  type PendingWrite,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StorageKey,
+  type WriteOptions,
+} from '@memberkit/types';
+import { S3StoreBase, sendOptions, type S3Entry, type S3ListOptions, type S3ObjectInfo, type S3StoreOptions } from './s3-base.js';
+import { isAbortError, isNotFound, s3Error, statusOf } from './s3-common.js';
+
+const MiB = 1024 * 1024;
+const OBJECTS = 'objects/';
+/** S3's smallest part (all parts but the last), largest part and most parts per upload. */
+const MIN_PART = 5 * MiB;
+const MAX_PART = 5 * 1024 * MiB;
+const MAX_PARTS = 10_000;
+
+export interface S3StorageOptions extends S3StoreOptions {
+  /**
+   * Bytes per multipart part, at least 5 MiB (S3's minimum). Default 8 MiB. After every
+   * 1,000 parts the part size doubles, so an upload of unknown length can reach S3's 5 TiB
+   * limit within 10,000 parts.
+   */
+  partSize?: number;
+  /** Parts uploaded at once. Default 4. Memory per write is about (queueSize + 1) × partSize. */
+  queueSize?: number;
+  /**
+   * Told when S3 cleanup fails in a way that leaves storage behind without affecting
+   * correctness: today, an AbortMultipartUpload that fails (network, or a server that does
+   * not implement it, such as s3rver, which answers 405). Default: `process.emitWarning`.
+   * Such leftovers are invisible (never listed or read) but billed until a bucket lifecycle
+   * rule `AbortIncompleteMultipartUpload` removes them: configure one (see README).
+   */
+  onWarning?: (message: string, cause?: unknown) => void;
+}
+
+/**
+ * Managed (writable) storage in an S3 bucket: new content and replicas.
+ *
+ * Layout: `<prefix>objects/<r[0:2]>/<r>` with `r` 32 random hex digits, one key per write.
+ * Keys returned and accepted are relative to the prefix (`objects/ab/ab12…`), so a store can
+ * move to another bucket or prefix without touching the catalogue.
+ *
+ * Visibility (the contract: nothing is visible until `commit`): `write` starts a multipart
+ * upload on the final key and streams the source into its parts (bounded buffers: at most
+ * `queueSize` parts in flight plus the one filling), computing MD5, SHA-1 and SHA-256 as the
+ * bytes flow. An S3 multipart upload is invisible to GET, HEAD and LIST until it is completed,
+ * so an uncommitted write is never listed nor readable. `commit` completes the upload (one
+ * request, no copy, whatever the size) and checks the stored size; the key becomes
+ * reachable from DataONE only when the core's catalogue records it. `abort` (and any failure
+ * during `write`) aborts the upload. Because the key is fixed when the upload starts, it is
+ * random rather than derived from the committed name: the name (PID) never appears in a key
+ * and every write gets a key of its own, so undoing one write never removes another's bytes.
+ *
+ * Integrity: every part is sent with Content-MD5, so S3 rejects a part damaged in transit;
+ * after completion the object's size is checked against the bytes hashed.
+ *
+ * Keys MUST be under `objects/`, without empty, `.` or `..` segments, control characters or a
+ * leading `/`; anything else is refused with kind 'invalid'. Errors: throttling, 5xx and
+ * network failures are 'unavailable'; access denied and a missing bucket are 'internal' with a
+ * message naming the cause.
+ */
+export class S3StorageAdapter extends S3StoreBase implements StorageAdapter {
+  readonly capabilities: StorageCapabilities = { write: true, delete: true, list: true, range: true, nativeChecksums: [] };
+  readonly partSize: number;
+  readonly queueSize: number;
+  private readonly warn: (message: string, cause?: unknown) => void;
+
+  constructor(options: S3StorageOptions) {
+    super(options);
+    this.partSize = options.partSize ?? 8 * MiB;
+    this.queueSize = options.queueSize ?? 4;
+    if (!Number.isInteger(this.partSize) || this.partSize < MIN_PART || this.partSize > MAX_PART) throw new AdapterError('invalid', 'partSize must be an integer from 5 MiB to 5 GiB');
+    if (!Number.isInteger(this.queueSize) || this.queueSize < 1) throw new AdapterError('invalid', 'queueSize must be a positive integer');
+    this.warn = options.onWarning ?? ((message, cause) => process.emitWarning(cause instanceof Error ? `${message}: ${cause.message}` : message, 'MemberkitS3Warning'));
+  }
+
+  async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<S3ObjectInfo | undefined> {
+    const info = await this.head(key, options);
+    if (info === undefined) return undefined;
+    // No native checksums: multipart ETags are not digests of the bytes.
+    delete info.md5;
+    return info;
+  }
+
+  async delete(key: StorageKey, options?: { signal?: AbortSignal }): Promise<void> {
+    await this.deleteKey(key, options?.signal);
+  }
+
+  /** Every committed key (under `objects/`, or under `prefix` within it), one page at a time. */
+  async *list(options?: S3ListOptions): AsyncGenerator<S3Entry> {
+    const prefix = options?.prefix ?? OBJECTS;
+    const under = prefix.startsWith(OBJECTS) ? prefix : OBJECTS.startsWith(prefix) ? OBJECTS : undefined;
+    if (under === undefined) return;
+    yield* this.listUnder(under, options);
+  }
+
+  protected override checkStoreKey(key: StorageKey): string {
+    const k = super.checkStoreKey(key);
+    if (!k.startsWith(OBJECTS) || k.length === OBJECTS.length) throw new AdapterError('invalid', `a storage key must be under ${OBJECTS}`);
+    return k;
+  }
+
+  async write(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite> {
+    const signal = options?.signal;
+    signal?.throwIfAborted();
+    const id = randomBytes(16).toString('hex');
+    const key = `${OBJECTS}${id.slice(0, 2)}/${id}`;
+    const s3Key = this.prefix + key;
+    let uploadId: string;
+    try {
+      const r = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: s3Key, ContentType: 'application/octet-stream' }), sendOptions(signal));
+      if (!r.UploadId) throw new AdapterError('internal', 'write: S3 returned no UploadId');
+      uploadId = r.UploadId;
+    } catch (e) {
+      if (isAbortError(e, signal)) throw signal?.reason ?? e;
+      throw s3Error(e, 'write', this.bucket);
+    }
+    try {
+      const result = await this.uploadParts(source, s3Key, uploadId, options);
+      return new S3PendingWrite(this, key, uploadId, result.parts, result.size, result.checksums);
+    } catch (e) {
+      await this.abortUpload(s3Key, uploadId);
+      // The source's own error and the signal's reason are rethrown as they are.
+      throw e;
+    }
+  }
+
+  /** Reads the source into parts of `partSize` and uploads up to `queueSize` of them at once. */
+  private async uploadParts(source: AsyncIterable<Uint8Array>, s3Key: string, uploadId: string, options: WriteOptions | undefined) {
+    const signal = options?.signal;
+    const maxBytes = options?.maxBytes;
+    const hashes = CHECKSUM_ALGORITHMS.map((a) => [a, createChecksumHash(a)] as const);
+    const parts: Array<{ PartNumber: number; ETag: string }> = [];
+    const inflight = new Set<Promise<void>>();
+    const cancel = new AbortController();
+    const partSignal = signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal;
+    let failure: { error: unknown } | undefined;
+    let partNumber = 0;
+    let size = 0;
+
+    const sizeOf = (n: number): number => Math.min(MAX_PART, this.partSize * 2 ** Math.floor((n - 1) / 1000));
+    let buffer = Buffer.allocUnsafe(sizeOf(1));
+    let filled = 0;
+
+    const startPart = async (body: Buffer): Promise<void> => {
+      while (inflight.size >= this.queueSize) await Promise.race(inflight);
+      if (failure) throw failure.error;
+      const n = ++partNumber;
+      if (n > MAX_PARTS) throw new AdapterError('invalid', 'the object is larger than S3 allows in one upload');
+      const job: Promise<void> = this.uploadPart(s3Key, uploadId, n, body, partSignal).then(
+        (etag) => {
+          parts.push({ PartNumber: n, ETag: etag });
+        },
+        (e: unknown) => {
+          failure ??= { error: signal?.aborted ? signal.reason : e };
+          cancel.abort();
+        },
+      ).finally(() => inflight.delete(job));
+      inflight.add(job);
+    };
+
+    try {
+      for await (const chunk of source) {
+        signal?.throwIfAborted();
+        if (failure) throw failure.error;
+        size += chunk.byteLength;
+        if (maxBytes !== undefined && size > maxBytes) throw new AdapterError('invalid', `the object is larger than the limit of ${maxBytes} bytes`);
+        for (const [, h] of hashes) h.update(chunk);
+        // Copy into the part buffer: a source may reuse its chunks' memory once we return.
+        let offset = 0;
+        while (offset < chunk.byteLength) {
+          const n = Math.min(buffer.length - filled, chunk.byteLength - offset);
+          buffer.set(chunk.subarray(offset, offset + n), filled);
+          filled += n;
+          offset += n;
+          if (filled === buffer.length) {
+            await startPart(buffer);
+            buffer = Buffer.allocUnsafe(sizeOf(partNumber + 1));
+            filled = 0;
+          }
+        }
+      }
+      signal?.throwIfAborted();
+      // The last part may be short; an empty object is one empty part.
+      if (filled > 0 || partNumber === 0) await startPart(buffer.subarray(0, filled));
+      await Promise.all(inflight);
+      if (failure) throw failure.error;
+    } catch (e) {
+      cancel.abort();
+      await Promise.allSettled(inflight);
+      throw e;
+    }
+    parts.sort((a, b) => a.PartNumber - b.PartNumber);
+    const checksums = {} as Record<ChecksumAlgorithmName, string>;
+    for (const [a, h] of hashes) checksums[a] = h.digest('hex');
+    return { parts, size, checksums };
+  }
+
+  private async uploadPart(s3Key: string, uploadId: string, partNumber: number, body: Buffer, signal: AbortSignal): Promise<string> {
+    try {
+      const r = await this.client.send(new UploadPartCommand({
+        Bucket: this.bucket,
+        Key: s3Key,
+        UploadId: uploadId,
+        PartNumber: partNumber,
+        Body: body,
+        ContentLength: body.length,
+        ContentMD5: createHash('md5').update(body).digest('base64'),
+      }), { abortSignal: signal });
+      if (!r.ETag) throw new AdapterError('internal', `write: S3 returned no ETag for part ${partNumber}`);
+      return r.ETag;
+    } catch (e) {
+      if (isAbortError(e, signal)) throw signal.reason ?? e;
+      throw s3Error(e, 'write', this.bucket);
+    }
+  }
+
+  /** Aborts a multipart upload. Never throws: a failure is reported to `onWarning`. */
+  private async abortUpload(s3Key: string, uploadId: string): Promise<void> {
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: s3Key, UploadId: uploadId }));
+    } catch (e) {
+      if (isNotFound(e)) return;
+      const what = (e as { name?: string }).name ?? String(statusOf(e) ?? 'error');
+      this.warn(`could not abort the multipart upload of ${s3Key} in ${this.bucket} (${what}); its parts are invisible but stay stored until a lifecycle rule (AbortIncompleteMultipartUpload) removes them`, e);
+    }
+  }
+
+  /** @internal Completes the upload of a PendingWrite; called by its commit. */
+  async completeUpload(key: StorageKey, uploadId: string, parts: Array<{ PartNumber: number; ETag: string }>, size: number, signal: AbortSignal | undefined): Promise<StorageKey> {
+    signal?.throwIfAborted();
+    const s3Key = this.prefix + key;
+    try {
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: s3Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), sendOptions(signal));
+    } catch (e) {
+      if (isAbortError(e, signal)) throw signal?.reason ?? e;
+      // A lost response to a completion that did happen: the upload is gone, the object is there.
+      if (!(isNotFound(e) && (await this.head(key))?.size === size)) {
+        throw isNotFound(e) ? new AdapterError('internal', `commit: the multipart upload of ${key} no longer exists (a lifecycle rule may have aborted it)`, { cause: e }) : s3Error(e, 'commit', this.bucket);
+      }
+    }
+    const stored = await this.head(key);
+    if (stored?.size !== size) {
+      await this.deleteKey(key, undefined).catch(() => undefined);
+      throw new AdapterError('internal', `commit: S3 stored ${stored?.size ?? 'no'} bytes for ${key}, ${size} were written`);
+    }
+    return key;
+  }
+
+  /** @internal */
+  async discardUpload(key: StorageKey, uploadId: string): Promise<void> {
+    await this.abortUpload(this.prefix + key, uploadId);
+  }
+}
+
+class S3PendingWrite implements PendingWrite {
+  private state: 'pending' | 'committed' | 'aborted' = 'pending';
+  private committing: Promise<StorageKey> | undefined;
+
+  constructor(
+    private readonly store: S3StorageAdapter,
+    private readonly key: StorageKey,
+    private readonly uploadId: string,
+    private readonly parts: Array<{ PartNumber: number; ETag: string }>,
+    readonly size: number,
+    readonly checksums: Readonly<Record<ChecksumAlgorithmName, string>>,
+  ) {}
+
+  /** Completes the multipart upload. `name` is not used in the key (see S3StorageAdapter). */
+  commit(_name: string, options?: { signal?: AbortSignal }): Promise<StorageKey> {
+    if (this.committing) return this.committing;
+    if (this.state === 'aborted') return Promise.reject(new AdapterError('invalid', 'this write was aborted'));
+    this.committing = this.store.completeUpload(this.key, this.uploadId, this.parts, this.size, options?.signal).then(
+      (key) => {
+        this.state = 'committed';
+        return key;
+      },
+      (e: unknown) => {
+        this.committing = undefined;
+        throw e;
+      },
+    );
+    return this.committing;
+  }
+
+  async abort(): Promise<void> {
+    if (this.state !== 'pending') return;
+    if (this.committing) {
+      // Aborting while a commit runs: the commit wins; its caller owns the key.
+      await this.committing.catch(() => undefined);
+      if ((this.state as string) === 'committed') return;
+    }
+    this.state = 'aborted';
+    await this.store.discardUpload(this.key, this.uploadId);
+  }
+}
+
+/** A managed S3 store. No I/O until `open()`, which checks the bucket. */
+export function createS3Storage(options: S3StorageOptions): S3StorageAdapter {
+  return new S3StorageAdapter(options);
+}
