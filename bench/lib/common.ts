@@ -1,0 +1,166 @@
+// Shared pieces of the benchmark runner: result rows, options, child processes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const MiB = 1024 * 1024;
+
+/** One measured number of memberkit next to its physical baseline. */
+export interface ResultRow {
+  scenario: string;
+  metric: string;
+  unit: string;
+  /** Storage backend of the node under test, e.g. 'files+sqlite'. */
+  backend: string;
+  memberkit: number | null;
+  baseline: number | null;
+  /** What the baseline is (bare Hono route, bare node:http pipe, sha1sum, ...). */
+  baselineName: string;
+  /**
+   * memberkit's speed relative to the baseline: 1.0 = as fast, below 1 = slower. For
+   * throughputs memberkit/baseline, for durations and latencies baseline/memberkit.
+   */
+  ratio: number | null;
+  higherIsBetter: boolean;
+  note?: string;
+}
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Seconds per autocannon run. */
+  duration: number;
+  /** Bytes of the large object (upload and download). */
+  largeBytes: number;
+  /** Objects in the listing catalogue (and events in the log). */
+  listObjects: number;
+  /** Files in the wrapped tree. */
+  wrapFiles: number;
+  backend: string;
+}
+
+export function row(
+  scenario: string,
+  metric: string,
+  unit: string,
+  memberkit: number | null,
+  baseline: number | null,
+  baselineName: string,
+  higherIsBetter: boolean,
+  backend: string,
+  note?: string,
+): ResultRow {
+  let ratio: number | null = null;
+  if (memberkit !== null && baseline !== null && memberkit > 0 && baseline > 0) {
+    ratio = higherIsBetter ? memberkit / baseline : baseline / memberkit;
+  }
+  return {
+    scenario,
+    metric,
+    unit,
+    backend,
+    memberkit: memberkit === null ? null : round(memberkit),
+    baseline: baseline === null ? null : round(baseline),
+    baselineName,
+    ratio: ratio === null ? null : Math.round(ratio * 1000) / 1000,
+    higherIsBetter,
+    ...(note ? { note } : {}),
+  };
+}
+
+export function round(n: number): number {
+  if (Math.abs(n) >= 100) return Math.round(n * 10) / 10;
+  return Math.round(n * 1000) / 1000;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Node arguments that run a TypeScript file of this checkout (the way `npm start` does). */
+export function tsNodeArgs(file: string): string[] {
+  return ['--conditions=@memberkit/source', '--import', 'tsx', file];
+}
+
+export function tsEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.dev.json') };
+}
+
+/** A baseline server in its own process; it prints `LISTENING <port>` when ready. */
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  rss(): { current: number; peak: number };
+  stop(): Promise<void>;
+}
+
+export async function startServerProcess(script: string, args: string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...tsNodeArgs(join(ROOT, 'bench', script)), ...args], { cwd: ROOT, env: tsEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      const m = /LISTENING (\d+)/.exec(output);
+      if (m) resolve(Number(m[1]));
+    });
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)));
+    setTimeout(() => reject(new Error(`${script} did not start: ${output}`)), 30_000).unref();
+  });
+  return {
+    child,
+    port,
+    rss: () => procRss(child.pid),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function procRss(pid: number | undefined): { current: number; peak: number } {
+  const read = (field: string): number => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
+      return m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  return { current: read('VmRSS'), peak: read('VmHWM') };
+}
+
+/**
+ * Runs the load generator (bench/load-worker.ts) in its own process with one job and
+ * returns what it printed as JSON on its last stdout line.
+ */
+export async function runLoad<T>(job: Record<string, unknown>): Promise<T> {
+  const child = spawn(process.execPath, [...tsNodeArgs(join(ROOT, 'bench', 'load-worker.ts')), JSON.stringify(job)], { cwd: ROOT, env: tsEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`load worker (${String(job.kind)}) failed with ${code}: ${err}${out}`);
+  const last = out.trim().split('\n').pop() ?? '';
+  return JSON.parse(last) as T;
+}
+
+export interface AutocannonSummary {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+export function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}

@@ -1,0 +1,45 @@
+// Starting the node under test: `memberkit serve` in a separate process with a generated
+// configuration (test/support/node-process.ts), and capturing its answers for baselines.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startNodeProcess, writeConfig, type NodeProcess } from '../../test/support/node-process.js';
+import { startServerProcess, type ServerProcess } from './common.js';
+
+export const WRITER = 'Bearer writer-token-0123456789';
+export const ADMIN = 'Bearer admin-token-0123456789ab';
+
+export async function startMemberkit(dir: string, overrides: Record<string, unknown> = {}): Promise<NodeProcess> {
+  writeConfig(dir, overrides);
+  const node = await startNodeProcess(dir);
+  // Warm up: the first request loads lazily imported code.
+  await fetch(`${node.baseUrl}/v2/node`).then((r) => r.arrayBuffer());
+  return node;
+}
+
+const HOP_BY_HOP = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+export interface CapturedRoute {
+  path: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/** memberkit's answer to `url` (method GET or HEAD), as a fixed route for the Hono baseline. */
+export async function capture(url: string, method: 'GET' | 'HEAD' = 'GET', headers: Record<string, string> = {}): Promise<CapturedRoute> {
+  const res = await fetch(url, { method, headers });
+  const body = method === 'HEAD' ? null : await res.text();
+  const out: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name)) out[name] = value;
+  });
+  if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${body ?? ''}`);
+  return { path: new URL(url).pathname, status: res.status, headers: out, body };
+}
+
+/** A bare Hono server answering each captured route with the same status, headers and body. */
+export async function startFixedHono(dir: string, routes: CapturedRoute[]): Promise<ServerProcess> {
+  const file = join(dir, 'routes.json');
+  writeFileSync(file, JSON.stringify(routes));
+  return startServerProcess('baselines/fixed-hono.ts', [file]);
+}

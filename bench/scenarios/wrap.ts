@@ -1,0 +1,95 @@
+// Wrap mode over an existing tree of N files (full run 100,000, 1-8 KiB each): time from
+// `memberkit serve` to the first listObjects answer and to the first non-empty one, against
+// the same for an empty managed node; the background checksum scan in MB/s against
+// `sha1sum` over the same files (page cache warm for both).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { row, type ResultRow } from '../lib/common.js';
+import { startMemberkit } from '../lib/memberkit.js';
+import type { Scenario } from '../lib/scenario.js';
+
+const MB = 1e6;
+
+async function firstList(baseUrl: string, nonEmpty: boolean, timeoutMs: number): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${baseUrl}/v2/object?count=1`).catch(() => undefined);
+    if (res?.status === 200) {
+      const body = await res.text();
+      if (!nonEmpty || !/count="0"/.test(body)) return performance.now();
+    }
+    if (Date.now() > until) throw new Error('listObjects did not answer in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function waitTotal(baseUrl: string, total: number, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const body = await fetch(`${baseUrl}/v2/object?count=0`).then((r) => r.text());
+    const m = /total="(\d+)"/.exec(body);
+    if (m && Number(m[1]) >= total) return;
+    if (Date.now() > until) throw new Error(`wrap scan did not reach ${total} objects (${m?.[1]})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const wrap: Scenario = {
+  name: 'wrap',
+  description: 'wrap mode: time to the first listObjects over an existing tree; checksum scan MB/s vs sha1sum',
+  async run(ctx) {
+    const { options } = ctx;
+    const n = options.wrapFiles;
+    const tree = ctx.folder('tree');
+    const block = randomBytes(8192);
+    let bytes = 0;
+    const perDir = 1000;
+    for (let i = 0; i < n; i++) {
+      const sub = join(tree, `d${String(Math.floor(i / perDir)).padStart(4, '0')}`);
+      if (i % perDir === 0) mkdirSync(sub, { recursive: true });
+      const size = 1024 * ((i % 8) + 1);
+      block.writeUInt32LE(i, 0); // distinct contents
+      writeFileSync(join(sub, `f${String(i).padStart(6, '0')}.dat`), block.subarray(0, size));
+      bytes += size;
+    }
+    const rows: ResultRow[] = [];
+
+    // Baseline for start-up: an empty managed node, same process start.
+    const emptyStart = performance.now();
+    const empty = await startMemberkit(ctx.folder('empty'));
+    const emptyReady = (await firstList(empty.baseUrl, false, 60_000)) - emptyStart;
+    await empty.stop();
+
+    const dir = ctx.folder('wrap');
+    const started = performance.now();
+    const node = await startMemberkit(dir, { storage: { type: 'tree', root: tree }, wrap: { rightsHolder: 'CN=archive' }, log: { level: 'info' } });
+    try {
+      const first = (await firstList(node.baseUrl, false, 60_000)) - started;
+      const firstNonEmpty = (await firstList(node.baseUrl, true, 600_000)) - started;
+      await waitTotal(node.baseUrl, n, 1_800_000);
+      const done = performance.now() - started;
+      const m = /"durationMs":([\d.]+)[^\n]*wrap scan finished|wrap scan finished[^\n]*"durationMs":([\d.]+)/.exec(node.output());
+      let scanMs = m ? Number(m[1] ?? m[2]) : done;
+      if (!m) {
+        // The log line may come a moment after the last batch is visible.
+        await new Promise((r) => setTimeout(r, 500));
+        const again = /"durationMs":([\d.]+)/.exec(node.output());
+        if (again) scanMs = Number(again[1]);
+      }
+      const shaStart = performance.now();
+      execFileSync('sh', ['-c', 'find . -type f -print0 | xargs -0 sha1sum > /dev/null'], { cwd: tree });
+      const shaMs = performance.now() - shaStart;
+      const name = 'empty managed node start';
+      rows.push(
+        row('wrap', `first listObjects answer, ${n} files (from spawn)`, 'ms', first, emptyReady, name, false, options.backend),
+        row('wrap', 'first non-empty listObjects (from spawn)', 'ms', firstNonEmpty, emptyReady, name, false, options.backend),
+        row('wrap', `checksum scan of ${(bytes / MB).toFixed(0)} MB`, 'MB/s', bytes / MB / (scanMs / 1000), bytes / MB / (shaMs / 1000), 'sha1sum (xargs, 1 process)', true, options.backend, `scan ${(scanMs / 1000).toFixed(1)} s; all listed ${(done / 1000).toFixed(1)} s after spawn`),
+      );
+    } finally {
+      await node.stop();
+    }
+    return rows;
+  },
+};
