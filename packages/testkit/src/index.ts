@@ -13,3 +13,4 @@ export {
 } from './fixtures.js';
 export { bytesSource, generatedSource, patternBytes, digestsOf, digestStream, readAll, Digester, type Digests } from './bytes.js';
 export * from './node/index.js';
+export { startCoordinatingNodeStub, type CoordinatingNodeStub, type ReplicationReport } from './cn-stub.js';
