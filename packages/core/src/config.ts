@@ -1,4 +1,7 @@
 import type { AccessPolicy, Schedule } from '@memberkit/types';
+import type { FederationConfig } from './federation/federation-config.js';
+
+export type { FederationConfig };
 
 /** The node's identity, as published in its Node document (getCapabilities). */
 export interface NodeIdentity {
@@ -51,6 +54,8 @@ export interface CoreConfig {
   maxPageSize?: number;
   /** Default access policy applied to wrapped objects and to creates that send none? No: only reported. */
   defaultAccessPolicy?: AccessPolicy;
+  /** The Coordinating Node and Tier 4 settings; absent: a node on its own (no replication, no CN checks). */
+  federation?: FederationConfig;
 }
 
 export const DEFAULT_SCHEDULE: Schedule = { hour: '*', mday: '*', min: '0/3', mon: '*', sec: '10', wday: '?', year: '*' };
