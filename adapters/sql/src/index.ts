@@ -1,1 +1,14 @@
-export {};
+/**
+ * @memberkit/adapter-sql: a DataONE Member Node catalogue on PostgreSQL, MySQL/MariaDB or
+ * SQLite. Native mode (`createSqlCatalogue`): memberkit's own schema, writable, with the event
+ * log and a job queue. Mapping mode (`createMappedCatalogue`): a read-only view of a legacy
+ * catalogue declared by a mapping, with memberkit's overlay beside it.
+ */
+export { createSqlCatalogue, type SqlCatalogue, type SqlCatalogueOptions } from './sql-catalogue.js';
+export { SqlStore, type SqlStoreOptions } from './sql-store.js';
+export { SqlNativeCatalogue } from './native-catalogue.js';
+export { SqlEventLog, type EventAccessSource } from './event-log.js';
+export { SqlJobQueue, type Job, type JobState, type ClaimOptions, type FailOptions } from './jobs.js';
+export { dialectSql, openKysely, type SqlDialectName, type SqlConnection, type SqlConnectionOptions } from './dialect.js';
+export { migrations, migrate } from './migrations.js';
+export { toAdapterError, isUniqueViolation, isRetryable } from './errors.js';

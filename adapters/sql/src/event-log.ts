@@ -1,0 +1,119 @@
+import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
+import { sql, type RawBuilder } from 'kysely';
+import { inList, num, text } from './dialect.js';
+import { readableBy } from './native-catalogue.js';
+import { orderedPage } from './paging.js';
+import type { SqlStore } from './sql-store.js';
+import { checkSlice, epochMs, prefixUpperBound, wellFormed } from './sysmeta-json.js';
+
+interface EventRow {
+  entry_id: unknown;
+  identifier: unknown;
+  ip_address: unknown;
+  user_agent: unknown;
+  subject: unknown;
+  event: unknown;
+  date_logged: unknown;
+  node_identifier: unknown;
+}
+
+/** Where the event log's `readableBy` filter finds who may read an object. */
+export type EventAccessSource = 'native' | 'overlay' | 'none';
+
+/**
+ * The event log (EventLogStore) on PostgreSQL, MySQL/MariaDB or SQLite. Obtain it from
+ * `createSqlCatalogue(...).eventLog`.
+ *
+ * - entryId is the auto-increment key as a decimal string: unique, never reused, increasing
+ *   with insertion (across processes too).
+ * - Order dateLogged then entryId; totals exact (a counter kept in the appending
+ *   transaction answers unfiltered totals without counting).
+ * - `readableBy` joins the native catalogue's access table on the entry's identifier (entries
+ *   of removed objects are then hidden). A log beside a mapped catalogue cannot evaluate it
+ *   and refuses it with 'unsupported'.
+ * - `idPrefix` is a case-sensitive code point prefix ('' matches everything).
+ */
+export class SqlEventLog implements EventLogStore {
+  constructor(
+    readonly store: SqlStore,
+    readonly access: EventAccessSource = 'native',
+  ) {}
+
+  async open(): Promise<void> {
+    await this.store.open();
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  /** Appends all of `events` in one transaction (all or none). 'invalid' on a bad dateLogged. */
+  async append(events: readonly EventRecord[]): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map(
+      (e) => sql`(${e.identifier}, ${e.ipAddress}, ${e.userAgent}, ${e.subject}, ${e.event}, ${epochMs(e.dateLogged, 'dateLogged')}, ${e.nodeIdentifier})`,
+    );
+    await this.store.write('append events', async (trx) => {
+      for (let i = 0; i < rows.length; i += 500) {
+        await sql`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
+          VALUES ${sql.join(rows.slice(i, i + 500))}`.execute(trx);
+      }
+      await this.store.bump(trx, 'events', rows.length);
+    });
+  }
+
+  /** Entries in order dateLogged then entryId, with the exact total of the filtered log. */
+  async query(query: EventQuery): Promise<{ total: number; entries: StoredEvent[] }> {
+    checkSlice(query.start, query.count);
+    const base = eventConditions(query);
+    if (base === undefined) return { total: 0, entries: [] };
+    if (query.readableBy !== undefined) {
+      if (this.access === 'none') throw new AdapterError('unsupported', 'this event log cannot evaluate readableBy');
+      if (query.readableBy.length === 0) return { total: 0, entries: [] };
+    }
+    const table = this.access === 'overlay' ? 'mk_overlay_access' : 'mk_access';
+    return this.store.read('query events', async (trx) => {
+      const { total, rows } = await orderedPage<EventRow>(trx, {
+        table: 'mk_events',
+        order: ['date_logged', 'entry_id'],
+        where: (form) => (query.readableBy === undefined ? base : [...base, readableBy(sql.ref('o.identifier'), query.readableBy, form, table)]),
+        unfilteredTotal: () => this.store.counter(trx, 'events'),
+        columns: 'r.*',
+        start: query.start,
+        count: query.count,
+      });
+      return { total, entries: rows.map(toStoredEvent) };
+    });
+  }
+}
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    entryId: String(row.entry_id),
+    identifier: text(row.identifier),
+    ipAddress: text(row.ip_address),
+    userAgent: text(row.user_agent),
+    subject: text(row.subject),
+    event: text(row.event),
+    dateLogged: new Date(num(row.date_logged)),
+    nodeIdentifier: text(row.node_identifier),
+  };
+}
+
+/** The conditions of a query, or undefined when it can match nothing (empty `events`). */
+function eventConditions(query: EventQuery): RawBuilder<unknown>[] | undefined {
+  const conditions: RawBuilder<unknown>[] = [];
+  if (query.fromDate !== undefined) conditions.push(sql`o.date_logged >= ${epochMs(query.fromDate, 'fromDate')}`);
+  if (query.toDate !== undefined) conditions.push(sql`o.date_logged < ${epochMs(query.toDate, 'toDate')}`);
+  if (query.events !== undefined) {
+    if (query.events.length === 0) return undefined;
+    conditions.push(inList(sql.ref('o.event'), query.events));
+  }
+  if (query.idPrefix !== undefined && query.idPrefix !== '') {
+    if (typeof query.idPrefix !== 'string') throw new AdapterError('invalid', 'idPrefix must be a string');
+    conditions.push(sql`o.identifier >= ${wellFormed(query.idPrefix)}`);
+    const upper = prefixUpperBound(query.idPrefix);
+    if (upper !== undefined) conditions.push(sql`o.identifier < ${upper}`);
+  }
+  return conditions;
+}

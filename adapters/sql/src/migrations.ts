@@ -1,0 +1,155 @@
+import { AdapterError } from '@memberkit/types';
+import { sql, type Kysely } from 'kysely';
+import { beginImmediate, type DialectSql } from './dialect.js';
+
+/** Number of rows per sharded counter (spreads concurrent appends over several rows). */
+export const COUNTER_SLOTS = 8;
+
+/**
+ * The schema of memberkit's own tables (all named `mk_*`, so they can live beside a legacy
+ * schema), as an ordered list of migrations, each a list of statements rendered for one
+ * dialect. Migration `i` (zero-based) is recorded as version `i + 1` in `mk_migrations`.
+ * Append new entries; never edit a released one.
+ */
+export function migrations(d: DialectSql): string[][] {
+  const id = d.identifierType;
+  const subject = d.subjectType;
+  const short = d.shortType;
+  const long = d.longTextType;
+  const t = d.tableSuffix;
+  return [
+    // 1: catalogue, identifiers, access, event log, counters, jobs, mapping overlay.
+    [
+      // One row per object: the columns listing filters and sorts on (dates as epoch ms, so
+      // every dialect orders them identically) and the complete system metadata as JSON.
+      `CREATE TABLE mk_objects (
+        pid            ${id} NOT NULL PRIMARY KEY,
+        series_id      ${id},
+        format_id      ${short} NOT NULL,
+        date_modified  BIGINT NOT NULL,
+        date_uploaded  BIGINT NOT NULL,
+        serial_version BIGINT NOT NULL,
+        is_replica     SMALLINT NOT NULL,
+        obsoletes      ${id},
+        obsoleted_by   ${id},
+        storage_key    ${long} NOT NULL,
+        sysmeta        ${long} NOT NULL
+      )${t}`,
+      // Listing order (keyset-friendly, covering the replica filter) and the formatId filter.
+      'CREATE INDEX mk_objects_list ON mk_objects (date_modified, pid, is_replica)',
+      'CREATE INDEX mk_objects_format ON mk_objects (format_id, date_modified, pid)',
+      'CREATE INDEX mk_objects_series ON mk_objects (series_id)',
+      // Every identifier in use as a PID or a SID (refs: objects carrying the SID). Its
+      // primary key keeps PIDs and SIDs apart under concurrent writers and processes.
+      `CREATE TABLE mk_identifiers (
+        id   ${id} NOT NULL PRIMARY KEY,
+        kind VARCHAR(3) NOT NULL,
+        refs BIGINT NOT NULL
+      )${t}`,
+      // Subjects that may read each object: rightsHolder and every subject with a permission.
+      `CREATE TABLE mk_access (
+        pid     ${id} NOT NULL,
+        subject ${subject} NOT NULL,
+        PRIMARY KEY (pid, subject)
+      )${t}`,
+      'CREATE INDEX mk_access_subject ON mk_access (subject, pid)',
+      `CREATE TABLE mk_events (
+        entry_id        ${d.serialPk},
+        identifier      ${id} NOT NULL,
+        ip_address      ${long} NOT NULL,
+        user_agent      ${long} NOT NULL,
+        subject         ${long} NOT NULL,
+        event           ${short} NOT NULL,
+        date_logged     BIGINT NOT NULL,
+        node_identifier ${long} NOT NULL
+      )${t}`,
+      'CREATE INDEX mk_events_order ON mk_events (date_logged, entry_id)',
+      'CREATE INDEX mk_events_identifier ON mk_events (identifier)',
+      'CREATE INDEX mk_events_event ON mk_events (event, date_logged, entry_id)',
+      // Exact row counts of mk_objects and mk_events (sum over slots), kept in the writing
+      // transaction, so that an unfiltered total never counts a million rows.
+      `CREATE TABLE mk_counters (
+        name VARCHAR(32) NOT NULL,
+        slot INTEGER NOT NULL,
+        n    BIGINT NOT NULL,
+        PRIMARY KEY (name, slot)
+      )${t}`,
+      `INSERT INTO mk_counters (name, slot, n) VALUES ${['objects', 'events']
+        .flatMap((name) => Array.from({ length: COUNTER_SLOTS }, (_, slot) => `('${name}', ${slot}, 0)`))
+        .join(', ')}`,
+      // Background jobs (replication, sysmeta refresh): claimable by one worker at a time.
+      `CREATE TABLE mk_jobs (
+        id           VARCHAR(64) NOT NULL PRIMARY KEY,
+        kind         VARCHAR(128) NOT NULL,
+        payload      ${long} NOT NULL,
+        state        VARCHAR(16) NOT NULL,
+        attempts     INTEGER NOT NULL,
+        run_after    BIGINT NOT NULL,
+        locked_by    VARCHAR(128),
+        locked_until BIGINT,
+        last_error   ${long},
+        created      BIGINT NOT NULL,
+        updated      BIGINT NOT NULL
+      )${t}`,
+      'CREATE INDEX mk_jobs_due ON mk_jobs (state, run_after)',
+      // Mapping mode: what memberkit keeps for objects of a legacy catalogue (fields the
+      // archive lacks, changes made through the node, checksums computed from the bytes).
+      `CREATE TABLE mk_overlay (
+        pid               ${id} NOT NULL PRIMARY KEY,
+        serial_version    BIGINT,
+        date_modified     BIGINT,
+        patch             ${long},
+        has_access        SMALLINT NOT NULL,
+        checksum_algorithm VARCHAR(16),
+        checksum_value    VARCHAR(128),
+        checksum_size     BIGINT,
+        checksum_source   BIGINT
+      )${t}`,
+      'CREATE INDEX mk_overlay_modified ON mk_overlay (date_modified)',
+      `CREATE TABLE mk_overlay_access (
+        pid     ${id} NOT NULL,
+        subject ${subject} NOT NULL,
+        PRIMARY KEY (pid, subject)
+      )${t}`,
+    ],
+  ];
+}
+
+/**
+ * Brings the database to the newest schema version, exactly once even when several processes
+ * open it at the same moment: under `pg_advisory_xact_lock` in one transaction (PostgreSQL
+ * DDL is transactional), `GET_LOCK` (MySQL/MariaDB) or `BEGIN IMMEDIATE` (SQLite).
+ * Throws kind 'internal' when the database is newer than this code.
+ */
+export async function migrate(db: Kysely<any>, d: DialectSql, busyTimeoutMs = 5000): Promise<void> {
+  const all = migrations(d);
+  await db.connection().execute(async (conn) => {
+    const run = (statement: string) => sql.raw(statement).execute(conn);
+    let release: (() => Promise<unknown>) | undefined;
+    if (d.name === 'postgres') {
+      await run('BEGIN');
+      await run('SELECT pg_advisory_xact_lock(724300117)');
+    } else if (d.name === 'mysql') {
+      await run("SELECT GET_LOCK('memberkit_migrate', 120)");
+      release = () => run("SELECT RELEASE_LOCK('memberkit_migrate')");
+    } else {
+      await beginImmediate(conn, busyTimeoutMs);
+    }
+    try {
+      await run(`CREATE TABLE IF NOT EXISTS mk_migrations (version INTEGER NOT NULL PRIMARY KEY, applied BIGINT NOT NULL)${d.tableSuffix}`);
+      const { rows } = await sql<{ v: unknown }>`SELECT max(version) AS v FROM mk_migrations`.execute(conn);
+      const current = rows[0]?.v === null || rows[0]?.v === undefined ? 0 : Number(rows[0].v);
+      if (current > all.length) throw new AdapterError('internal', `schema version ${current} is newer than this memberkit supports (${all.length})`);
+      for (let v = current; v < all.length; v++) {
+        for (const statement of all[v]!) await run(statement);
+        await sql`INSERT INTO mk_migrations (version, applied) VALUES (${v + 1}, ${Date.now()})`.execute(conn);
+      }
+      if (d.name !== 'mysql') await run('COMMIT');
+    } catch (e) {
+      if (d.name !== 'mysql') await run('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      await release?.();
+    }
+  });
+}

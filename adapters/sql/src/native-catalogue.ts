@@ -1,0 +1,252 @@
+import {
+  AdapterError,
+  type CatalogueChange,
+  type MetadataAdapter,
+  type MetadataCapabilities,
+  type ObjectPage,
+  type ObjectQuery,
+  type ObjectRecord,
+  type SeriesMember,
+  type StoredSystemMetadata,
+} from '@memberkit/types';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { inList, num, text, textOrNull } from './dialect.js';
+import { isUniqueViolation, toAdapterError } from './errors.js';
+import { orderedPage } from './paging.js';
+import type { SqlStore } from './sql-store.js';
+import { checkSlice, epochMs, readers, reviveSysmeta, serializeSysmeta } from './sysmeta-json.js';
+
+interface RecordRow {
+  sysmeta: unknown;
+  storage_key: unknown;
+  is_replica: unknown;
+}
+
+/**
+ * The readableBy condition on `pidColumn`: an access row for one of `subjects` exists.
+ * 'exists' probes per row (shallow pages), 'in' collects readable PIDs once (totals, deep pages).
+ */
+export function readableBy(pidColumn: RawBuilder<unknown>, subjects: readonly string[], form: 'exists' | 'in', table = 'mk_access'): RawBuilder<unknown> {
+  const t = sql.table(table);
+  return form === 'exists'
+    ? sql`EXISTS (SELECT 1 FROM ${t} a WHERE a.pid = ${pidColumn} AND ${inList(sql.ref('a.subject'), subjects)})`
+    : sql`${pidColumn} IN (SELECT a.pid FROM ${t} a WHERE ${inList(sql.ref('a.subject'), subjects)})`;
+}
+
+/**
+ * The native catalogue (MetadataAdapter, capabilities.write) on PostgreSQL, MySQL/MariaDB or
+ * SQLite: the same semantics as the embedded SQLite catalogue of the filesystem adapter.
+ * Obtain it from `createSqlCatalogue(...).catalogue`; its open/close open and close the store.
+ *
+ * - `apply` is one write transaction: inserts, then replaces, then removes, in array order;
+ *   the first failure rolls back everything. Deadlocks and serialization failures are
+ *   retried a few times, then reported as 'unavailable'.
+ * - PID/SID rules are enforced by the primary key of `mk_identifiers` (not by reads in
+ *   memory), so they hold across processes: a PID never equals another PID or any SID; a
+ *   seriesId never equals any PID (its own included) → 'already-exists'.
+ * - `replace` is a compare-and-set: the row is locked (`FOR UPDATE`) and updated `WHERE
+ *   serial_version = expected`; 'conflict' when it changed, 'not-found' when absent. It
+ *   keeps the storage key, and keeps isReplica when undefined.
+ * - readableBy matches the rightsHolder and every subject of an allow rule with at least one
+ *   permission, literally (the caller expands its subjects).
+ * - MySQL/MariaDB keep identifiers as VARBINARY(2048): a PID longer than 2048 UTF-8 bytes is
+ *   refused with 'invalid' there (PostgreSQL and SQLite have no limit).
+ */
+export class SqlNativeCatalogue implements MetadataAdapter {
+  readonly capabilities: MetadataCapabilities = { write: true };
+
+  constructor(readonly store: SqlStore) {}
+
+  async open(): Promise<void> {
+    await this.store.open();
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  async get(pid: string): Promise<ObjectRecord | undefined> {
+    const { rows } = await this.#query('get object', (db) => sql<RecordRow>`SELECT sysmeta, storage_key, is_replica FROM mk_objects WHERE pid = ${pid}`.execute(db));
+    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+  }
+
+  /** Every object whose seriesId is `sid`, ordered by dateUploaded then PID. */
+  async seriesMembers(sid: string): Promise<SeriesMember[]> {
+    const { rows } = await this.#query('list series members', (db) =>
+      sql<{ pid: unknown; obsoletes: unknown; obsoleted_by: unknown; date_uploaded: unknown }>`SELECT pid, obsoletes, obsoleted_by, date_uploaded
+        FROM mk_objects WHERE series_id = ${sid} ORDER BY date_uploaded, pid`.execute(db),
+    );
+    return rows.map((row) => {
+      const member: SeriesMember = { pid: text(row.pid), dateUploaded: new Date(num(row.date_uploaded)) };
+      const obsoletes = textOrNull(row.obsoletes);
+      const obsoletedBy = textOrNull(row.obsoleted_by);
+      if (obsoletes !== null) member.obsoletes = obsoletes;
+      if (obsoletedBy !== null) member.obsoletedBy = obsoletedBy;
+      return member;
+    });
+  }
+
+  async identifierUse(id: string): Promise<'pid' | 'sid' | undefined> {
+    const { rows } = await this.#query('identifierUse', (db) => sql<{ kind: unknown }>`SELECT kind FROM mk_identifiers WHERE id = ${id}`.execute(db));
+    return rows[0] === undefined ? undefined : (text(rows[0].kind) as 'pid' | 'sid');
+  }
+
+  /**
+   * Listing order dateSysMetadataModified then PID; total and items from one snapshot.
+   * See `orderedPage` for the plan (counter for unfiltered totals, deferred join, backwards
+   * walk for the second half).
+   */
+  async list(query: ObjectQuery): Promise<ObjectPage> {
+    checkSlice(query.start, query.count);
+    const base = objectConditions(query);
+    if (query.readableBy !== undefined && query.readableBy.length === 0) return { total: 0, items: [] };
+    return this.store.read('list objects', async (trx) => {
+      const { total, rows } = await orderedPage<RecordRow>(trx, {
+        table: 'mk_objects',
+        order: ['date_modified', 'pid'],
+        where: (form) => (query.readableBy === undefined ? base : [...base, readableBy(sql.ref('o.pid'), query.readableBy, form)]),
+        unfilteredTotal: () => this.store.counter(trx, 'objects'),
+        columns: 'r.sysmeta, r.storage_key, r.is_replica',
+        start: query.start,
+        count: query.count,
+      });
+      return { total, items: rows.map(toRecord) };
+    });
+  }
+
+  async apply(change: CatalogueChange): Promise<void> {
+    await this.store.write('apply catalogue change', async (trx) => {
+      for (const record of change.insert ?? []) await this.#insert(trx, record);
+      for (const replacement of change.replace ?? []) await this.#replace(trx, replacement);
+      for (const { pid } of change.remove ?? []) await this.#remove(trx, pid);
+    });
+  }
+
+  async #query<T>(what: string, fn: (db: Kysely<any>) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.store.db);
+    } catch (e) {
+      throw toAdapterError(e, what);
+    }
+  }
+
+  async #insert(trx: Kysely<any>, record: ObjectRecord): Promise<void> {
+    const pid = record.sysmeta?.identifier;
+    if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
+    if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
+    const c = columns(record.sysmeta);
+    try {
+      await sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`.execute(trx);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new AdapterError('already-exists', `identifier ${pid} is already in use`, { cause: e });
+      throw e;
+    }
+    if (c.series_id !== null) await this.#claimSid(trx, c.series_id);
+    await sql`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
+        obsoletes, obsoleted_by, storage_key, sysmeta)
+      VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
+        ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta})`.execute(trx);
+    await this.#writeAccess(trx, pid, record.sysmeta);
+    await this.store.bump(trx, 'objects', 1);
+  }
+
+  async #replace(trx: Kysely<any>, replacement: NonNullable<CatalogueChange['replace']>[number]): Promise<void> {
+    const { pid, expectedSerialVersion, sysmeta, isReplica } = replacement;
+    if (sysmeta?.identifier !== pid) throw new AdapterError('invalid', `replacement sysmeta.identifier must equal ${pid}`);
+    const c = columns(sysmeta);
+    const stored = await this.#lock(trx, pid);
+    if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
+    if (stored.serialVersion !== expectedSerialVersion) {
+      throw new AdapterError('conflict', `serialVersion of ${pid} is ${stored.serialVersion}, expected ${expectedSerialVersion}`);
+    }
+    const replica = isReplica === undefined ? sql`is_replica` : sql`${isReplica ? 1 : 0}`;
+    const result = await sql`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
+        date_modified = ${c.date_modified}, date_uploaded = ${c.date_uploaded}, serial_version = ${c.serial_version},
+        is_replica = ${replica}, obsoletes = ${c.obsoletes}, obsoleted_by = ${c.obsoleted_by}, sysmeta = ${c.sysmeta}
+      WHERE pid = ${pid} AND serial_version = ${expectedSerialVersion}`.execute(trx);
+    if (Number(result.numAffectedRows ?? 0n) === 0) throw new AdapterError('conflict', `serialVersion of ${pid} changed`);
+    if (stored.seriesId !== c.series_id) {
+      if (stored.seriesId !== null) await this.#releaseSid(trx, stored.seriesId);
+      if (c.series_id !== null) await this.#claimSid(trx, c.series_id);
+    }
+    await sql`DELETE FROM mk_access WHERE pid = ${pid}`.execute(trx);
+    await this.#writeAccess(trx, pid, sysmeta);
+  }
+
+  async #remove(trx: Kysely<any>, pid: string): Promise<void> {
+    const stored = await this.#lock(trx, pid);
+    if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
+    await sql`DELETE FROM mk_objects WHERE pid = ${pid}`.execute(trx);
+    await sql`DELETE FROM mk_identifiers WHERE id = ${pid} AND kind = 'pid'`.execute(trx);
+    if (stored.seriesId !== null) await this.#releaseSid(trx, stored.seriesId);
+    await sql`DELETE FROM mk_access WHERE pid = ${pid}`.execute(trx);
+    await this.store.bump(trx, 'objects', -1);
+  }
+
+  /** The stored serialVersion and seriesId of `pid`, row-locked until commit. */
+  async #lock(trx: Kysely<any>, pid: string): Promise<{ serialVersion: number; seriesId: string | null } | undefined> {
+    const forUpdate = sql.raw(this.store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE');
+    const { rows } = await sql<{ serial_version: unknown; series_id: unknown }>`SELECT serial_version, series_id FROM mk_objects WHERE pid = ${pid} ${forUpdate}`.execute(trx);
+    const row = rows[0];
+    return row === undefined ? undefined : { serialVersion: num(row.serial_version), seriesId: textOrNull(row.series_id) };
+  }
+
+  /**
+   * Records one more object carrying SID `sid`. The upsert locks the identifier row; if that
+   * row is a PID the change fails with 'already-exists' (and rolls back).
+   */
+  async #claimSid(trx: Kysely<any>, sid: string): Promise<void> {
+    const d = this.store.dialect;
+    try {
+      await sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${sid}, 'sid', 1)
+        ${sql.raw(d.upsert(['id'], { refs: 'mk_identifiers.refs + 1' }))}`.execute(trx);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new AdapterError('already-exists', `seriesId ${sid} is already in use`, { cause: e });
+      throw e;
+    }
+    const { rows } = await sql<{ kind: unknown }>`SELECT kind FROM mk_identifiers WHERE id = ${sid}`.execute(trx);
+    if (rows[0] !== undefined && text(rows[0].kind) === 'pid') {
+      throw new AdapterError('already-exists', `seriesId ${sid} is already in use as a PID`);
+    }
+  }
+
+  async #releaseSid(trx: Kysely<any>, sid: string): Promise<void> {
+    await sql`DELETE FROM mk_identifiers WHERE id = ${sid} AND kind = 'sid' AND refs <= 1`.execute(trx);
+    await sql`UPDATE mk_identifiers SET refs = refs - 1 WHERE id = ${sid} AND kind = 'sid'`.execute(trx);
+  }
+
+  async #writeAccess(trx: Kysely<any>, pid: string, sysmeta: StoredSystemMetadata): Promise<void> {
+    const subjects = [...readers(sysmeta)];
+    if (subjects.length === 0) return;
+    await sql`INSERT INTO mk_access (pid, subject) VALUES ${sql.join(subjects.map((s) => sql`(${pid}, ${s})`))}`.execute(trx);
+  }
+}
+
+function columns(sysmeta: StoredSystemMetadata) {
+  if (typeof sysmeta.formatId !== 'string') throw new AdapterError('invalid', 'formatId must be a string');
+  if (!Number.isSafeInteger(sysmeta.serialVersion)) throw new AdapterError('invalid', 'serialVersion must be an integer');
+  return {
+    series_id: sysmeta.seriesId ?? null,
+    format_id: sysmeta.formatId,
+    date_modified: epochMs(sysmeta.dateSysMetadataModified, 'dateSysMetadataModified'),
+    date_uploaded: epochMs(sysmeta.dateUploaded, 'dateUploaded'),
+    serial_version: sysmeta.serialVersion,
+    obsoletes: sysmeta.obsoletes ?? null,
+    obsoleted_by: sysmeta.obsoletedBy ?? null,
+    sysmeta: serializeSysmeta(sysmeta),
+  };
+}
+
+function toRecord(row: RecordRow): ObjectRecord {
+  return { sysmeta: reviveSysmeta(text(row.sysmeta)), storageKey: text(row.storage_key), isReplica: num(row.is_replica) === 1 };
+}
+
+function objectConditions(query: ObjectQuery): RawBuilder<unknown>[] {
+  const conditions: RawBuilder<unknown>[] = [];
+  if (query.fromDate !== undefined) conditions.push(sql`o.date_modified >= ${epochMs(query.fromDate, 'fromDate')}`);
+  if (query.toDate !== undefined) conditions.push(sql`o.date_modified < ${epochMs(query.toDate, 'toDate')}`);
+  if (query.formatId !== undefined) conditions.push(sql`o.format_id = ${query.formatId}`);
+  if (query.identifier !== undefined) conditions.push(sql`(o.pid = ${query.identifier} OR o.series_id = ${query.identifier})`);
+  if (query.replicas === false) conditions.push(sql`o.is_replica = 0`);
+  return conditions;
+}

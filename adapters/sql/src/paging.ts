@@ -1,0 +1,61 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { num } from './dialect.js';
+
+/** Pages that skip fewer rows than this probe readableBy per row ('exists'); deeper ones collect the readable set first ('in'). */
+export const SHALLOW_OFFSET = 10_000;
+
+/** A condition builder: `form` picks the readableBy plan (see SHALLOW_OFFSET). */
+export type Conditions = (form: 'exists' | 'in') => RawBuilder<unknown>[];
+
+export interface PageSpec {
+  /** Table (aliased `o` in conditions). */
+  table: string;
+  /** Sort key: a date column then a unique column (the join key of the deferred join). */
+  order: readonly [string, string];
+  where: Conditions;
+  /** Exact count of the unfiltered table, when the store keeps one. */
+  unfilteredTotal?: () => Promise<number>;
+  /** Columns of the full row `r` to return. */
+  columns: string;
+  start: number;
+  count: number;
+}
+
+function whereOf(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
+}
+
+/**
+ * One page of an ordered listing and the exact total, in the caller's transaction:
+ * - total: the kept counter when unfiltered, else one COUNT over the filter's index;
+ * - items: a deferred join: the page's keys come from a walk of the (date, key) index, so
+ *   OFFSET never reads table rows; then only the page's rows are read. A page in the second
+ *   half is found walking the index backwards (an offset of 990,000 of 1,000,000 skips
+ *   10,000 entries, not 990,000).
+ */
+export async function orderedPage<Row>(trx: Kysely<any>, spec: PageSpec): Promise<{ total: number; rows: Row[] }> {
+  const [dateCol, keyCol] = spec.order;
+  const table = sql.table(spec.table);
+  const countConditions = spec.where('in');
+  let total: number;
+  if (countConditions.length === 0 && spec.unfilteredTotal) {
+    total = await spec.unfilteredTotal();
+  } else {
+    const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${table} o ${whereOf(countConditions)}`.execute(trx);
+    total = num(rows[0]?.n ?? 0);
+  }
+  if (spec.count === 0 || spec.start >= total) return { total, rows: [] };
+  const limit = Math.min(spec.count, total - spec.start);
+  const fromEnd = total - spec.start - limit;
+  const reverse = fromEnd < spec.start;
+  const skip = reverse ? fromEnd : spec.start;
+  const dir = sql.raw(reverse ? 'DESC' : 'ASC');
+  const date = sql.ref(`o.${dateCol}`);
+  const key = sql.ref(`o.${keyCol}`);
+  const { rows } = await sql<Row>`SELECT ${sql.raw(spec.columns)} FROM (
+      SELECT ${date}, ${key} FROM ${table} o ${whereOf(spec.where(skip < SHALLOW_OFFSET ? 'exists' : 'in'))}
+      ORDER BY ${date} ${dir}, ${key} ${dir} LIMIT ${limit} OFFSET ${skip}
+    ) page JOIN ${table} r ON r.${sql.raw(keyCol)} = page.${sql.raw(keyCol)}
+    ORDER BY page.${sql.raw(dateCol)}, page.${sql.raw(keyCol)}`.execute(trx);
+  return { total, rows };
+}

@@ -1,0 +1,43 @@
+import { SqlEventLog } from './event-log.js';
+import { SqlJobQueue } from './jobs.js';
+import { SqlNativeCatalogue } from './native-catalogue.js';
+import { SqlStore, type SqlStoreOptions } from './sql-store.js';
+
+/** Options of `createSqlCatalogue`: which database, and whether to migrate on open. */
+export type SqlCatalogueOptions = SqlStoreOptions;
+
+/** The native mode: memberkit's own catalogue, event log and job queue in one database. */
+export interface SqlCatalogue {
+  /** MetadataAdapter with capabilities.write. */
+  readonly catalogue: SqlNativeCatalogue;
+  /** EventLogStore whose readableBy joins the catalogue's access table. */
+  readonly eventLog: SqlEventLog;
+  /** Background jobs (enqueue / claim / complete / fail). */
+  readonly jobs: SqlJobQueue;
+  /** The shared pool; open/close of every part delegate here (reference counted). */
+  readonly store: SqlStore;
+  /** Opens the pool and migrates the schema (idempotent, safe from several processes at once). */
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the native SQL catalogue for PostgreSQL, MySQL 8 / MariaDB 10.6+ or SQLite. No I/O
+ * happens until `open()` (of the result or of any part).
+ *
+ * ```ts
+ * const sqlStore = createSqlCatalogue({ dialect: 'postgres', connection: 'postgres://memberkit@db/memberkit' });
+ * const node = await createMemberNode(config, { storage, metadata: sqlStore.catalogue, eventLog: sqlStore.eventLog });
+ * ```
+ */
+export function createSqlCatalogue(options: SqlCatalogueOptions): SqlCatalogue {
+  const store = new SqlStore(options);
+  return {
+    catalogue: new SqlNativeCatalogue(store),
+    eventLog: new SqlEventLog(store),
+    jobs: new SqlJobQueue(store),
+    store,
+    open: () => store.open(),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,72 @@
+import { AdapterError, type StoredSystemMetadata } from '@memberkit/types';
+
+/** Epoch milliseconds of a Date; kind 'invalid' when it is not a valid Date. */
+export function epochMs(value: unknown, field: string): number {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw new AdapterError('invalid', `${field} must be a valid Date`);
+  }
+  return value.getTime();
+}
+
+/**
+ * Serialises system metadata for the `sysmeta` column (Dates as ISO strings; undefined
+ * properties left out so they read back absent). 'invalid' on a bad date.
+ */
+export function serializeSysmeta(sysmeta: StoredSystemMetadata): string {
+  epochMs(sysmeta.dateUploaded, 'dateUploaded');
+  epochMs(sysmeta.dateSysMetadataModified, 'dateSysMetadataModified');
+  for (const replica of sysmeta.replica ?? []) epochMs(replica.replicaVerified, 'replicaVerified');
+  return JSON.stringify(sysmeta);
+}
+
+/** Reads back what serializeSysmeta wrote; only the known Date fields are revived. */
+export function reviveSysmeta(json: string): StoredSystemMetadata {
+  const raw = JSON.parse(json) as Record<string, unknown> & { replica?: Array<Record<string, unknown>> };
+  for (const field of ['dateUploaded', 'dateSysMetadataModified'] as const) {
+    if (typeof raw[field] === 'string') raw[field] = new Date(raw[field]);
+  }
+  for (const replica of raw.replica ?? []) {
+    if (typeof replica.replicaVerified === 'string') replica.replicaVerified = new Date(replica.replicaVerified);
+  }
+  return raw as unknown as StoredSystemMetadata;
+}
+
+/** The subjects that may read: the rightsHolder and every subject granted any permission. */
+export function readers(sysmeta: Pick<StoredSystemMetadata, 'rightsHolder' | 'accessPolicy'>): Set<string> {
+  const subjects = new Set<string>();
+  if (typeof sysmeta.rightsHolder === 'string') subjects.add(sysmeta.rightsHolder);
+  for (const rule of sysmeta.accessPolicy?.allow ?? []) {
+    if ((rule.permission?.length ?? 0) === 0) continue;
+    for (const subject of rule.subject ?? []) subjects.add(subject);
+  }
+  return subjects;
+}
+
+/** start and count MUST be non-negative integers ('invalid' otherwise). */
+export function checkSlice(start: number, count: number): void {
+  if (!Number.isSafeInteger(start) || start < 0) throw new AdapterError('invalid', `start must be a non-negative integer, got ${start}`);
+  if (!Number.isSafeInteger(count) || count < 0) throw new AdapterError('invalid', `count must be a non-negative integer, got ${count}`);
+}
+
+/**
+ * The smallest string greater than every string starting with `prefix` in code point order
+ * (PostgreSQL COLLATE "C", MySQL VARBINARY and SQLite BINARY all compare UTF-8 bytes, which
+ * is code point order), or undefined when there is none. `x >= prefix AND x < upper` is then
+ * "x starts with prefix" as an index range, with no LIKE escaping.
+ */
+export function prefixUpperBound(prefix: string): string | undefined {
+  const codePoints = Array.from(wellFormed(prefix), (c) => c.codePointAt(0) as number);
+  while (codePoints.length > 0) {
+    const last = codePoints.pop() as number;
+    if (last < 0x10ffff) {
+      codePoints.push(last === 0xd7ff ? 0xe000 : last + 1);
+      return String.fromCodePoint(...codePoints);
+    }
+  }
+  return undefined;
+}
+
+/** `value` with lone surrogates replaced by U+FFFD, as the database will see it. */
+export function wellFormed(value: string): string {
+  return value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}

@@ -1,0 +1,187 @@
+// The testkit suites and the adapter's own native-mode tests, for one dialect. Each dialect
+// has its own test file (so they run in parallel) calling this with its name.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { buildEventRecord, buildObjectRecord, expectAdapterError, instant, runEventLogSuite, runMetadataAdapterSuite } from '@memberkit/testkit';
+import { createSqlCatalogue, type SqlCatalogue, type SqlDialectName } from '../../src/index.js';
+import { freshDatabase, MK_TABLES, type FreshDatabase } from './databases.js';
+
+export function runNativeSuites(dialect: SqlDialectName): void {
+  let fresh: FreshDatabase;
+  const opened = new WeakMap<object, SqlCatalogue>();
+
+  beforeAll(async () => {
+    fresh = await freshDatabase(dialect);
+  });
+  afterAll(async () => {
+    await fresh?.drop();
+  });
+
+  /** An opened native store on this file's database, emptied. */
+  async function openEmpty(): Promise<SqlCatalogue> {
+    const store = createSqlCatalogue({ dialect, connection: fresh.connection });
+    await store.open();
+    await store.store.write('empty', async (trx) => {
+      for (const table of MK_TABLES) await sql`DELETE FROM ${sql.table(table)}`.execute(trx);
+      await sql`UPDATE mk_counters SET n = 0`.execute(trx);
+    });
+    return store;
+  }
+
+  runMetadataAdapterSuite(`native ${dialect} catalogue`, {
+    async create() {
+      const store = await openEmpty();
+      opened.set(store.catalogue, store);
+      return store.catalogue;
+    },
+    async destroy(catalogue) {
+      await opened.get(catalogue)?.close();
+    },
+  });
+
+  runEventLogSuite(`native ${dialect} event log`, {
+    async create() {
+      const store = await openEmpty();
+      opened.set(store.eventLog, store);
+      return store.eventLog;
+    },
+    async destroy(log) {
+      await opened.get(log)?.close();
+    },
+  });
+
+  describe(`native ${dialect}: store behaviour`, () => {
+    it('event log readableBy follows the catalogue access table', async () => {
+      const s = await openEmpty();
+      try {
+        await s.catalogue.apply({
+          insert: [
+            buildObjectRecord('pub', { sysmeta: { rightsHolder: 'CN=owner', accessPolicy: { allow: [{ subject: ['public'], permission: ['read'] }] } } }),
+            buildObjectRecord('priv', { sysmeta: { rightsHolder: 'CN=owner' } }),
+          ],
+        });
+        await s.eventLog.append([buildEventRecord({ identifier: 'pub' }), buildEventRecord({ identifier: 'priv' }), buildEventRecord({ identifier: 'gone' })]);
+        const q = (readableBy?: string[]) => s.eventLog.query({ start: 0, count: 10, readableBy });
+        expect((await q(['public'])).entries.map((e) => e.identifier)).toEqual(['pub']);
+        expect((await q(['CN=owner'])).entries.map((e) => e.identifier).sort()).toEqual(['priv', 'pub']);
+        expect((await q([])).total).toBe(0);
+        expect((await q()).total).toBe(3);
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('two independent pools racing inserts of one pid: exactly one wins', async () => {
+      const a = await openEmpty();
+      const b = createSqlCatalogue({ dialect, connection: fresh.connection });
+      await b.open();
+      try {
+        for (let round = 0; round < 5; round++) {
+          const pid = `race-${round}`;
+          const results = await Promise.allSettled(
+            Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).catalogue.apply({ insert: [buildObjectRecord(pid, { sysmeta: { size: i } })] })),
+          );
+          expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+          for (const r of results) if (r.status === 'rejected') await expectAdapterError(Promise.reject(r.reason), 'already-exists');
+          // a PID against a SID of the same value, across pools
+          const sid = `race-sid-${round}`;
+          const mixed = await Promise.allSettled([
+            a.catalogue.apply({ insert: [buildObjectRecord(sid)] }),
+            b.catalogue.apply({ insert: [buildObjectRecord(`holder-${round}`, { sysmeta: { seriesId: sid } })] }),
+          ]);
+          expect(mixed.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        }
+        expect((await b.catalogue.list({ start: 0, count: 0 })).total).toBe(10);
+        // CAS across pools
+        const results = await Promise.allSettled(
+          [a, b, a, b].map((s, i) => s.catalogue.apply({ replace: [{ pid: 'race-0', expectedSerialVersion: 1, sysmeta: { ...buildObjectRecord('race-0').sysmeta, serialVersion: 2, size: i } }] })),
+        );
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('migrations are versioned and run once when several stores open at the same time', async () => {
+      const stores = Array.from({ length: 3 }, () => createSqlCatalogue({ dialect, connection: fresh.connection }));
+      await Promise.all(stores.map((s) => s.open()));
+      try {
+        const { rows } = await sql<{ version: unknown }>`SELECT version FROM mk_migrations ORDER BY version`.execute(stores[0]!.store.db);
+        expect(rows.map((r) => Number(r.version))).toEqual([1]);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it('deep pages and unfiltered totals stay exact after removes (counter and backwards walk)', async () => {
+      const s = await openEmpty();
+      try {
+        const records = Array.from({ length: 40 }, (_, i) => buildObjectRecord(`p${String(i).padStart(3, '0')}`, { sysmeta: { dateSysMetadataModified: instant(i % 7) } }));
+        await s.catalogue.apply({ insert: records });
+        await s.catalogue.apply({ remove: [{ pid: 'p005' }, { pid: 'p017' }] });
+        const all = (await s.catalogue.list({ start: 0, count: 100 })).items.map((r) => r.sysmeta.identifier);
+        expect(all).toHaveLength(38);
+        for (const start of [0, 5, 19, 20, 30, 37, 38]) {
+          const page = await s.catalogue.list({ start, count: 6 });
+          expect(page.total).toBe(38);
+          expect(page.items.map((r) => r.sysmeta.identifier)).toEqual(all.slice(start, start + 6));
+        }
+        const filtered = (await s.catalogue.list({ start: 0, count: 100, fromDate: instant(3) })).items.map((r) => r.sysmeta.identifier);
+        for (const start of [0, 10, 15]) {
+          expect((await s.catalogue.list({ start, count: 4, fromDate: instant(3) })).items.map((r) => r.sysmeta.identifier)).toEqual(filtered.slice(start, start + 4));
+        }
+        await s.eventLog.append(Array.from({ length: 30 }, (_, i) => buildEventRecord({ identifier: `e${i}`, dateLogged: instant(i % 4) })));
+        const log = (await s.eventLog.query({ start: 0, count: 100 })).entries.map((e) => e.entryId);
+        for (const start of [0, 14, 15, 25]) {
+          const page = await s.eventLog.query({ start, count: 5 });
+          expect(page.total).toBe(30);
+          expect(page.entries.map((e) => e.entryId)).toEqual(log.slice(start, start + 5));
+        }
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('jobs: enqueue, claim once across pools, complete, fail with backoff, lease expiry', async () => {
+      const a = await openEmpty();
+      const b = createSqlCatalogue({ dialect, connection: fresh.connection });
+      await b.open();
+      try {
+        const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => a.jobs.enqueue('replicate', { pid: `p${i}`, n: i })));
+        await a.jobs.enqueue('later', {}, { runAfter: new Date(Date.now() + 3_600_000) });
+        const claims = await Promise.all([a, b, a, b, a, b, a, b].map((s, i) => s.jobs.claim(`w${i}`)));
+        const claimed = claims.flat();
+        expect(claimed.map((j) => j.id).sort()).toEqual([...ids].sort());
+        expect(new Set(claimed.map((j) => j.id)).size).toBe(6);
+        const first = claimed[0]!;
+        expect(first.state).toBe('running');
+        expect(first.attempts).toBe(1);
+        expect(first.payload).toMatchObject({ pid: expect.stringMatching(/^p\d$/) });
+        await a.jobs.complete(first.id, first.lockedBy!);
+        expect((await a.jobs.get(first.id))?.state).toBe('done');
+        await expectAdapterError(a.jobs.complete(first.id, first.lockedBy!), 'conflict');
+        const second = claimed[1]!;
+        await expectAdapterError(b.jobs.complete(second.id, 'not-the-holder'), 'conflict');
+        expect(await b.jobs.fail(second.id, second.lockedBy!, 'boom', { baseDelayMs: 60_000 })).toBe('queued');
+        const failed = await b.jobs.get(second.id);
+        expect(failed).toMatchObject({ state: 'queued', lastError: 'boom', attempts: 1 });
+        expect(failed!.runAfter.getTime()).toBeGreaterThan(Date.now() + 50_000);
+        expect(await a.jobs.claim('w9')).toEqual([]); // nothing due: backoff and the 'later' job
+        const third = claimed[2]!;
+        expect(await a.jobs.fail(third.id, third.lockedBy!, 'fatal', { maxAttempts: 1 })).toBe('failed');
+        // a lease that ran out is claimed again by another worker
+        const shortLease = await a.jobs.enqueue('short', null);
+        const [held] = await a.jobs.claim('dying-worker', { kinds: ['short'], leaseMs: 1 });
+        expect(held?.id).toBe(shortLease);
+        await new Promise((r) => setTimeout(r, 20));
+        const [again] = await b.jobs.claim('rescuer', { kinds: ['short'] });
+        expect(again).toMatchObject({ id: shortLease, attempts: 2, lockedBy: 'rescuer' });
+        await expectAdapterError(a.jobs.complete(shortLease, 'dying-worker'), 'conflict');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+}
