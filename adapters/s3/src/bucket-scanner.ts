@@ -1,0 +1,491 @@
+import { posix } from 'node:path';
+import {
+  AdapterError,
+  createChecksumHash,
+  formatById,
+  formatByMediaType,
+  formatForFileName,
+  identifierProblem,
+  OCTET_STREAM_FORMAT_ID,
+  type AccessPolicy,
+  type CatalogueChange,
+  type MetadataAdapter,
+  type ObjectRecord,
+  type StoredSystemMetadata,
+} from '@memberkit/types';
+import type { S3BucketStorageAdapter } from './bucket-storage.js';
+import type { S3Entry } from './s3-base.js';
+
+/**
+ * The part of a synchronous SQLite handle the scanner uses; a better-sqlite3 `Database`
+ * (for instance the SQLite catalogue's own) fits it.
+ */
+export interface ScannerStateDatabase {
+  exec(sql: string): unknown;
+  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown };
+}
+
+export interface S3BucketScannerOptions {
+  /** The wrapped bucket/prefix. */
+  storage: S3BucketStorageAdapter;
+  /** Where records go; MUST have the write side (`apply`). */
+  catalogue: MetadataAdapter;
+  /** Database for the scanner's own table (`s3_wrap_keys`, created when missing). */
+  stateDatabase: ScannerStateDatabase;
+  /** originMemberNode and authoritativeMemberNode of every object. */
+  nodeId: string;
+  /**
+   * PID of an object from its key relative to the prefix. Default `pidFromKey` (the key with
+   * whitespace, controls and `%` percent-encoded). A key whose PID breaks the identifier rules
+   * is skipped and reported.
+   */
+  pidRule?: (key: string) => string;
+  /** Extension (no dot, lower case) → formatId. Otherwise by extension, then by Content-Type. */
+  formatOverrides?: Record<string, string>;
+  rightsHolder: string;
+  /** Default: the rightsHolder. */
+  submitter?: string;
+  /** Access policy of new objects. Default none (only the rightsHolder may read). */
+  accessPolicy?: AccessPolicy;
+  /**
+   * Default MD5: for objects uploaded in one part (not SSE-KMS/SSE-C) the ETag is the MD5,
+   * so no byte is read. Other objects, and every object with another algorithm, are read once
+   * and the digest cached by (key, size, ETag).
+   */
+  checksumAlgorithm?: 'SHA-1' | 'MD5' | 'SHA-256';
+  /** Objects examined (HEAD, and read when needed) at once. Default 8. */
+  concurrency?: number;
+  /** Catalogue changes per `apply`; also the number of changed keys held in memory. Default 500. */
+  batchSize?: number;
+  now?: () => Date;
+  /**
+   * Let a scan that lists no object at all remove every catalogued one. Default false: such a
+   * scan fails with kind 'unavailable' (a wrong prefix or missing permission looks like an empty bucket).
+   */
+  allowEmptyBucket?: boolean;
+}
+
+export interface S3ScanReport {
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  /** Objects whose checksum came from the ETag (no byte read). */
+  fromEtag: number;
+  skipped: Array<{ key: string; reason: string }>;
+  durationMs: number;
+}
+
+export interface S3ScanOptions {
+  signal?: AbortSignal;
+  /** Called after each batch reaches the catalogue, with the counts so far. */
+  onProgress?: (report: S3ScanReport) => void;
+}
+
+/** The default PID rule: the key, with whitespace, control characters and `%` percent-encoded. */
+export function pidFromKey(key: string): string {
+  // eslint-disable-next-line no-control-regex
+  return key.replace(/[%\s\u0000-\u001f\u007f]/gu, (c) => encodeURIComponent(c));
+}
+
+interface StateRow {
+  source: string;
+  key: string;
+  pid: string;
+  size: number;
+  etag: string;
+  algorithm: string;
+  checksum: string;
+  scan: number;
+  stamp: number;
+}
+
+interface Candidate {
+  entry: S3Entry;
+  pid: string;
+  previous: StateRow | undefined;
+}
+
+interface Examined extends Candidate {
+  checksum: string;
+  mediaType: string | undefined;
+}
+
+const STATE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS s3_wrap_keys (
+  source    TEXT    NOT NULL,             -- s3://bucket/prefix of the wrapped store
+  key       TEXT    NOT NULL,             -- storage key (relative to the prefix)
+  pid       TEXT    NOT NULL,
+  size      INTEGER NOT NULL,
+  etag      TEXT    NOT NULL,             -- ETag when the checksum was computed
+  algorithm TEXT    NOT NULL,
+  checksum  TEXT    NOT NULL,
+  scan      INTEGER NOT NULL,             -- last scan that saw the key
+  stamp     INTEGER NOT NULL,             -- last dateSysMetadataModified the scanner set (epoch ms)
+  PRIMARY KEY (source, key)
+);
+CREATE INDEX IF NOT EXISTS s3_wrap_keys_scan ON s3_wrap_keys (source, scan);
+`;
+
+/**
+ * Keeps a catalogue in step with a wrapped bucket/prefix (the S3 counterpart of the
+ * filesystem adapter's TreeScanner, with the same rules).
+ *
+ * Every listed object becomes an object whose storage key is its S3 key relative to the
+ * prefix. The listing is read one ListObjectsV2 page at a time and changed keys are handled
+ * in batches of `batchSize`, so memory stays flat for millions of keys. Checksums come from
+ * the ETag when it is the MD5 and MD5 is the algorithm, otherwise from reading the object
+ * once; either way they are cached in `s3_wrap_keys` by (key, size, ETag), so an unchanged
+ * object costs nothing but its line in the listing.
+ *
+ * dateSysMetadataModified of every change is the scan's clock, strictly later than any stamp
+ * the scanner set before and than the record's previous stamp. A changed object (other size
+ * or ETag, other content) replaces its record with serialVersion + 1, keeping everything but
+ * size and checksum. An object gone from the bucket is removed from the catalogue only after
+ * a complete listing; an empty listing over a bucket that had objects fails (see
+ * `allowEmptyBucket`). Records the scanner did not create are never touched.
+ */
+export class S3BucketScanner {
+  readonly options: Readonly<S3BucketScannerOptions>;
+  private readonly algorithm: 'SHA-1' | 'MD5' | 'SHA-256';
+  private readonly concurrency: number;
+  private readonly batchSize: number;
+  private readonly now: () => Date;
+  private readonly pidRule: (key: string) => string;
+  private readonly source: string;
+  private lastStamp = 0;
+  private schemaReady = false;
+  private running: Promise<S3ScanReport> | undefined;
+  private queued: Promise<S3ScanReport> | undefined;
+
+  constructor(options: S3BucketScannerOptions) {
+    if (!options.catalogue.capabilities.write || !options.catalogue.apply) throw new AdapterError('unsupported', 'the scanner needs a writable catalogue');
+    this.options = options;
+    this.algorithm = options.checksumAlgorithm ?? 'MD5';
+    this.concurrency = Math.max(1, options.concurrency ?? 8);
+    this.batchSize = Math.max(1, options.batchSize ?? 500);
+    this.now = options.now ?? (() => new Date());
+    this.pidRule = options.pidRule ?? pidFromKey;
+    this.source = `s3://${options.storage.bucket}/${options.storage.prefix}`;
+  }
+
+  /** Runs one scan; a call while one runs waits for it and then runs one more (at most one queued). */
+  scan(options?: S3ScanOptions): Promise<S3ScanReport> {
+    if (this.running === undefined) {
+      const run = this.run(options ?? {}).finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+      this.running = run;
+      return run;
+    }
+    this.queued ??= this.running.catch(() => undefined).then(() => {
+      this.queued = undefined;
+      return this.scan(options);
+    });
+    return this.queued;
+  }
+
+  private db(): ScannerStateDatabase {
+    const db = this.options.stateDatabase;
+    if (!this.schemaReady) {
+      db.exec(STATE_SCHEMA);
+      this.schemaReady = true;
+    }
+    return db;
+  }
+
+  private transaction(fn: () => void): void {
+    const db = this.db();
+    db.exec('BEGIN');
+    try {
+      fn();
+      db.exec('COMMIT');
+    } catch (e) {
+      db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  private async run({ signal, onProgress }: S3ScanOptions): Promise<S3ScanReport> {
+    const started = performance.now();
+    signal?.throwIfAborted();
+    const db = this.db();
+    const max = db.prepare('SELECT max(scan) AS scan, max(stamp) AS stamp FROM s3_wrap_keys WHERE source = ?').get(this.source) as { scan: number | null; stamp: number | null };
+    const scanId = (max.scan ?? 0) + 1;
+    this.lastStamp = Math.max(this.lastStamp, max.stamp ?? 0);
+    const report: S3ScanReport = { added: 0, changed: 0, removed: 0, unchanged: 0, fromEtag: 0, skipped: [], durationMs: 0 };
+    const snapshot = (): S3ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started });
+    const getRow = db.prepare('SELECT * FROM s3_wrap_keys WHERE source = ? AND key = ?');
+    const touchRow = db.prepare('UPDATE s3_wrap_keys SET scan = ? WHERE source = ? AND key = ?');
+    let touched: string[] = [];
+    const flushTouched = (): void => {
+      const keys = touched;
+      touched = [];
+      if (keys.length > 0) this.transaction(() => { for (const k of keys) touchRow.run(scanId, this.source, k); });
+    };
+
+    let work: Candidate[] = [];
+    let seen = 0;
+    for await (const entry of this.options.storage.list({ ...(signal ? { signal } : {}), onSkip: (key, reason) => report.skipped.push({ key, reason }) })) {
+      seen++;
+      let pid: string;
+      try {
+        pid = this.pidRule(entry.key);
+      } catch (e) {
+        report.skipped.push({ key: entry.key, reason: `pidRule failed: ${describe(e)}` });
+        continue;
+      }
+      const problem = typeof pid === 'string' ? identifierProblem(pid) : 'pidRule did not return a string';
+      if (problem) {
+        report.skipped.push({ key: entry.key, reason: `invalid identifier: ${problem}` });
+        continue;
+      }
+      const previous = getRow.get(this.source, entry.key) as StateRow | undefined;
+      if (previous && previous.pid === pid && previous.size === entry.size && previous.etag === entry.etag && previous.algorithm === this.algorithm) {
+        report.unchanged++;
+        touched.push(entry.key);
+        if (touched.length >= 1000) flushTouched();
+        continue;
+      }
+      work.push({ entry, pid, previous });
+      if (work.length >= this.batchSize) {
+        await this.processBatch(work, scanId, report, signal);
+        work = [];
+        onProgress?.(snapshot());
+      }
+    }
+    if (work.length > 0) await this.processBatch(work, scanId, report, signal);
+    flushTouched();
+    signal?.throwIfAborted();
+
+    if (seen === 0 && !this.options.allowEmptyBucket && db.prepare('SELECT 1 FROM s3_wrap_keys WHERE source = ? LIMIT 1').get(this.source) !== undefined) {
+      throw new AdapterError('unavailable', `${this.source} lists no objects; not removing the catalogued ones (set allowEmptyBucket to allow)`);
+    }
+    await this.removeUnseen(scanId, report, signal);
+    const final = snapshot();
+    onProgress?.(final);
+    return final;
+  }
+
+  /** Examines (HEAD, read when needed) up to `concurrency` candidates at once, then applies them. */
+  private async processBatch(items: Candidate[], scanId: number, report: S3ScanReport, signal: AbortSignal | undefined): Promise<void> {
+    const examined: Examined[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        try {
+          const result = await this.examine(item, report, signal);
+          if (result) examined.push(result);
+          else if (item.previous) this.keep(item.entry.key, scanId);
+        } catch (e) {
+          if (signal?.aborted) throw e;
+          if (AdapterError.is(e, 'unavailable')) throw e;
+          report.skipped.push({ key: item.entry.key, reason: `could not be read: ${describe(e)}` });
+          // A read error is not proof that the object is gone: keep its record.
+          if (item.previous) this.keep(item.entry.key, scanId);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, items.length) }, worker));
+    signal?.throwIfAborted();
+    if (examined.length > 0) await this.applyBatch(examined, scanId, report);
+  }
+
+  private keep(key: string, scanId: number): void {
+    this.db().prepare('UPDATE s3_wrap_keys SET scan = ? WHERE source = ? AND key = ?').run(scanId, this.source, key);
+  }
+
+  /** Size, ETag, media type and checksum of a candidate; undefined when it vanished or changed meanwhile. */
+  private async examine(item: Candidate, report: S3ScanReport, signal: AbortSignal | undefined): Promise<Examined | undefined> {
+    const storage = this.options.storage;
+    const opts = signal ? { signal } : {};
+    const info = await storage.head(item.entry.key, opts);
+    if (info === undefined) {
+      report.skipped.push({ key: item.entry.key, reason: 'removed while being scanned' });
+      return undefined;
+    }
+    const entry: S3Entry = { key: item.entry.key, size: info.size, modified: info.modified, etag: info.etag };
+    if (this.algorithm === 'MD5' && info.md5 !== undefined) {
+      report.fromEtag++;
+      return { ...item, entry, checksum: info.md5, mediaType: info.mediaType };
+    }
+    // IfMatch: S3 refuses to serve other bytes than the ETag's; the HEAD after catches servers that ignore it.
+    const read = await storage.read(entry.key, { ...opts, ifMatch: entry.etag });
+    const hash = createChecksumHash(this.algorithm);
+    let bytes = 0;
+    if (read !== undefined) {
+      for await (const chunk of read.stream) {
+        hash.update(chunk as Buffer);
+        bytes += (chunk as Buffer).length;
+      }
+    }
+    const after = read === undefined ? undefined : await storage.head(entry.key, opts);
+    if (after === undefined || after.etag !== entry.etag || bytes !== entry.size) {
+      report.skipped.push({ key: entry.key, reason: 'changed or removed while being read; retried at the next scan' });
+      return undefined;
+    }
+    return { ...item, entry, checksum: hash.digest('hex'), mediaType: info.mediaType };
+  }
+
+  /** dateSysMetadataModified for a batch: the clock, but strictly after every stamp set before. */
+  private batchStamp(): number {
+    this.lastStamp = Math.max(this.now().getTime(), this.lastStamp + 1);
+    return this.lastStamp;
+  }
+
+  private async applyBatch(items: Examined[], scanId: number, report: S3ScanReport): Promise<void> {
+    const catalogue = this.options.catalogue;
+    const base = this.batchStamp();
+    const changes: Array<{ change: CatalogueChange; outcome: 'added' | 'changed' | 'unchanged'; key: string; state: StateRow }> = [];
+    for (const { entry, pid, previous, checksum, mediaType } of items) {
+      const state: StateRow = { source: this.source, key: entry.key, pid, size: entry.size, etag: entry.etag, algorithm: this.algorithm, checksum, scan: scanId, stamp: base };
+      const change: CatalogueChange = {};
+      // The PID rule changed since the key was last seen: its old record goes.
+      if (previous && previous.pid !== pid) {
+        const old = await catalogue.get(previous.pid);
+        if (old && old.storageKey === entry.key) change.remove = [{ pid: previous.pid }];
+      }
+      const existing = await catalogue.get(pid);
+      if (existing === undefined) {
+        change.insert = [this.newRecord(entry, pid, checksum, mediaType, base)];
+        changes.push({ change, outcome: 'added', key: entry.key, state });
+      } else if (existing.storageKey !== entry.key) {
+        report.skipped.push({ key: entry.key, reason: `identifier ${pid} is already used by another object` });
+      } else if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
+        && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
+        // Same bytes (re-uploaded, or the cache row was lost): nothing to tell the CN.
+        state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
+        changes.push({ change, outcome: 'unchanged', key: entry.key, state });
+      } else {
+        const stamp = Math.max(base, existing.sysmeta.dateSysMetadataModified.getTime() + 1);
+        this.lastStamp = Math.max(this.lastStamp, stamp);
+        state.stamp = stamp;
+        const sysmeta: StoredSystemMetadata = {
+          ...existing.sysmeta,
+          size: entry.size,
+          checksum: { algorithm: this.algorithm, value: checksum },
+          serialVersion: existing.sysmeta.serialVersion + 1,
+          dateSysMetadataModified: new Date(stamp),
+        };
+        change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
+        changes.push({ change, outcome: 'changed', key: entry.key, state });
+      }
+    }
+
+    const merged: Required<Pick<CatalogueChange, 'insert' | 'replace' | 'remove'>> = { insert: [], replace: [], remove: [] };
+    for (const { change } of changes) {
+      merged.insert.push(...(change.insert ?? []));
+      merged.replace.push(...(change.replace ?? []));
+      merged.remove.push(...(change.remove ?? []));
+    }
+    let applied = changes;
+    try {
+      if (merged.insert.length + merged.replace.length + merged.remove.length > 0) await catalogue.apply!(merged);
+    } catch (e) {
+      if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
+      // One refused change (an identifier taken meanwhile, a conflict) must not hold back the others.
+      applied = [];
+      for (const c of changes) {
+        try {
+          if (c.change.insert || c.change.replace || c.change.remove) await catalogue.apply!(c.change);
+          applied.push(c);
+        } catch (e2) {
+          if (!AdapterError.is(e2) || e2.kind === 'unavailable' || e2.kind === 'internal') throw e2;
+          report.skipped.push({ key: c.key, reason: `catalogue refused it (${e2.kind}): ${e2.message}` });
+        }
+      }
+    }
+    const upsert = this.db().prepare(`INSERT INTO s3_wrap_keys (source, key, pid, size, etag, algorithm, checksum, scan, stamp)
+      VALUES (@source, @key, @pid, @size, @etag, @algorithm, @checksum, @scan, @stamp)
+      ON CONFLICT (source, key) DO UPDATE SET pid = excluded.pid, size = excluded.size, etag = excluded.etag,
+        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = excluded.scan, stamp = excluded.stamp`);
+    this.transaction(() => { for (const c of applied) upsert.run(c.state); });
+    for (const c of applied) report[c.outcome]++;
+  }
+
+  /** Removes the records of keys the completed listing did not see, a page at a time. */
+  private async removeUnseen(scanId: number, report: S3ScanReport, signal: AbortSignal | undefined): Promise<void> {
+    const catalogue = this.options.catalogue;
+    const page = this.db().prepare('SELECT key, pid FROM s3_wrap_keys WHERE source = ? AND scan < ? AND key > ? ORDER BY key LIMIT ?');
+    const drop = this.db().prepare('DELETE FROM s3_wrap_keys WHERE source = ? AND key = ? AND scan < ?');
+    let after = '';
+    for (;;) {
+      signal?.throwIfAborted();
+      const rows = page.all(this.source, scanId, after, this.batchSize) as Array<{ key: string; pid: string }>;
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1]!.key;
+      const done: string[] = [];
+      for (const row of rows) {
+        const record = await catalogue.get(row.pid);
+        if (!record || record.storageKey !== row.key) {
+          done.push(row.key);
+          continue;
+        }
+        try {
+          await catalogue.apply!({ remove: [{ pid: row.pid }] });
+          report.removed++;
+          done.push(row.key);
+        } catch (e) {
+          if (AdapterError.is(e, 'not-found')) done.push(row.key);
+          else if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
+          else report.skipped.push({ key: row.key, reason: `could not remove ${row.pid}: ${describe(e)}` });
+        }
+      }
+      this.transaction(() => { for (const key of done) drop.run(this.source, key, scanId); });
+    }
+  }
+
+  private newRecord(entry: S3Entry, pid: string, checksum: string, mediaType: string | undefined, stamp: number): ObjectRecord {
+    const fileName = posix.basename(entry.key);
+    const format = this.formatOf(fileName, mediaType);
+    const { rightsHolder, submitter, accessPolicy, nodeId } = this.options;
+    const sysmeta: StoredSystemMetadata = {
+      serialVersion: 1,
+      identifier: pid,
+      formatId: format.formatId,
+      size: entry.size,
+      checksum: { algorithm: this.algorithm, value: checksum },
+      submitter: submitter ?? rightsHolder,
+      rightsHolder,
+      archived: false,
+      // LastModified when first seen: when the content came to be in the archive.
+      dateUploaded: new Date(Math.min(entry.modified.getTime(), stamp)),
+      dateSysMetadataModified: new Date(stamp),
+      originMemberNode: nodeId,
+      authoritativeMemberNode: nodeId,
+      replica: [],
+      mediaType: { name: format.mediaType, property: [] },
+      fileName,
+    };
+    if (accessPolicy) sysmeta.accessPolicy = structuredClone(accessPolicy);
+    return { sysmeta, storageKey: entry.key, isReplica: false };
+  }
+
+  /** Override by extension, else the extension's format, else the Content-Type's, else octet-stream. */
+  private formatOf(fileName: string, mediaType: string | undefined): { formatId: string; mediaType: string } {
+    const dot = fileName.lastIndexOf('.');
+    const ext = dot > 0 ? fileName.slice(dot + 1).toLowerCase() : '';
+    const override = ext ? this.options.formatOverrides?.[ext] : undefined;
+    if (override !== undefined) return { formatId: override, mediaType: formatById(override)?.mediaType ?? 'application/octet-stream' };
+    const byName = formatForFileName(fileName);
+    if (byName.formatId !== OCTET_STREAM_FORMAT_ID || mediaType === undefined) return byName;
+    const byType = isGeneric(mediaType) ? undefined : formatByMediaType(mediaType);
+    return byType ?? byName;
+  }
+}
+
+function isGeneric(mediaType: string): boolean {
+  const t = mediaType.split(';')[0]!.trim().toLowerCase();
+  return t === '' || t === 'application/octet-stream' || t === 'binary/octet-stream';
+}
+
+function describe(e: unknown): string {
+  if (AdapterError.is(e)) return `${e.kind}: ${e.message}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A scanner keeping `options.catalogue` in step with `options.storage`. No I/O until `scan()`. */
+export function createS3BucketScanner(options: S3BucketScannerOptions): S3BucketScanner {
+  return new S3BucketScanner(options);
+}
