@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import { Keyv } from 'keyv';
-import type { EventLogStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { EventLogStore, JobStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
 import type { CoreConfig } from './config.js';
 import { MonotonicClock, type Clock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
@@ -13,12 +13,20 @@ import { SessionResolver } from './services/session-resolver.js';
 import { StorageService } from './services/storage-service.js';
 import { TOKENS } from './tokens.js';
 import { ChangeNotifier } from './extension.js';
+import type { Federation } from './federation/federation.js';
+
+/** The federation services, when configured (bound before they exist, filled in at start). */
+export interface FederationHandle {
+  current: Federation | undefined;
+}
 
 /** The adapter instances configuration chose; the composition root binds them. */
 export interface NodeAdapters {
   storage: StorageAdapter;
   metadata: MetadataAdapter;
   eventLog: EventLogStore;
+  /** Durable jobs; required when the configuration has a federation section. */
+  jobs?: JobStore;
 }
 
 export interface ContainerOptions {
@@ -26,6 +34,8 @@ export interface ContainerOptions {
   clock?: Clock;
   /** keyv store for caches (computed checksums...). Default: in memory. */
   cache?: Keyv;
+  /** Filled in by createMemberNode when the node takes part in a federation. */
+  federation?: FederationHandle;
   /** Services optional APIs add to the Node document. */
   extensionServices?: ReadonlyArray<{ name: string; versions: readonly ('v1' | 'v2')[] }>;
 }
@@ -41,6 +51,7 @@ export function createNodeContainer(config: CoreConfig, adapters: NodeAdapters, 
   c.bind(TOKENS.Clock).toConstantValue(options.clock ?? new MonotonicClock());
   c.bind(TOKENS.Cache).toConstantValue(options.cache ?? new Keyv({ namespace: 'memberkit' }));
   c.bind(TOKENS.Changes).toConstantValue(new ChangeNotifier(c.get<Logger>(TOKENS.Logger)));
+  c.bind(TOKENS.Federation).toConstantValue(options.federation ?? { current: undefined });
   c.bind(TOKENS.ExtensionServices).toConstantValue(options.extensionServices ?? []);
   c.bind(TOKENS.AccessControl).to(AccessControl);
   c.bind(TOKENS.Sessions).to(SessionResolver);

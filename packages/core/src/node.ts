@@ -5,6 +5,9 @@ import { createApp } from './http/app.js';
 import type { NodeServices } from './http/services.js';
 import type { Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
+import { Federation } from './federation/federation.js';
+import type { FederationHandle } from './container.js';
+import type { Clock } from './clock.js';
 import type { ChangeNotifier, NodeExtension } from './extension.js';
 import type { AccessControl } from './services/access-control.js';
 import type { ObjectService } from './services/object-service.js';
@@ -28,7 +31,7 @@ export interface MemberNodeOptions extends ContainerOptions {
 
 export async function createMemberNode(config: CoreConfig, adapters: NodeAdapters, options: MemberNodeOptions = {}): Promise<MemberNode> {
   const opened: Array<{ close?(): Promise<void> }> = [];
-  const unique = [...new Set<object>([adapters.metadata, adapters.eventLog, adapters.storage])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
+  const unique = [...new Set<object>([adapters.metadata, adapters.eventLog, adapters.storage, ...(adapters.jobs ? [adapters.jobs] : [])])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
   try {
     for (const a of unique) {
       await a.open?.();
@@ -39,7 +42,8 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     throw err;
   }
   const extensions = options.extensions ?? [];
-  const container = createNodeContainer(config, adapters, { ...options, extensionServices: extensions.flatMap((e) => e.services ?? []) });
+  const federationHandle: FederationHandle = { current: undefined };
+  const container = createNodeContainer(config, adapters, { ...options, federation: federationHandle, extensionServices: extensions.flatMap((e) => e.services ?? []) });
   const kit = {
     objects: container.get<ObjectService>(TOKENS.Objects),
     access: container.get<AccessControl>(TOKENS.AccessControl),
@@ -49,6 +53,21 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     logger: container.get<Logger>(TOKENS.Logger),
   };
   const changes = container.get<ChangeNotifier>(TOKENS.Changes);
+  if (config.federation) {
+    if (!adapters.jobs) throw new Error('a federation section needs a job store (NodeAdapters.jobs)');
+    const federation = new Federation({
+      config: config as CoreConfig & { federation: NonNullable<CoreConfig['federation']> },
+      metadata: adapters.metadata,
+      storage: adapters.storage,
+      jobs: adapters.jobs,
+      access: kit.access,
+      clock: container.get<Clock>(TOKENS.Clock),
+      logger: kit.logger,
+    });
+    federationHandle.current = federation;
+    federation.start();
+    opened.push({ close: () => federation.stop() });
+  }
   for (const ext of extensions) {
     await ext.open?.({ ...kit, wrap: () => () => Promise.reject(new Error('wrap is available in routes() only')) });
     opened.push(ext);
@@ -63,6 +82,7 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     logger: container.get<Logger>(TOKENS.Logger),
     extensions,
     kit,
+    federation: federationHandle,
     ping: async () => {
       await adapters.metadata.identifierUse('memberkit:ping');
     },

@@ -15,5 +15,6 @@ export const TOKENS = {
   Capabilities: Symbol.for('memberkit.CapabilitiesService'),
   Notifications: Symbol.for('memberkit.NotificationService'),
   Changes: Symbol.for('memberkit.ChangeNotifier'),
+  Federation: Symbol.for('memberkit.Federation'),
   ExtensionServices: Symbol.for('memberkit.ExtensionServices'),
 } as const;

@@ -199,6 +199,18 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     }),
   );
 
+  // replicate: Tier 4, served when the node takes part in a federation (a CN is configured).
+  app.post(
+    '/replicate',
+    wrap('MNReplication.replicate', async (c, ctx) => {
+      const federation = services.federation.current;
+      if (!federation) throw fail('MNReplication.replicate', 'NotImplemented', 'this node takes no part in replication (no Coordinating Node is configured)');
+      const parts = await parseMultipart('MNReplication.replicate', c.req.raw);
+      await federation.replication.accept(ctx, parts.fields.get('sysmeta'), partText(parts, 'sourceNode'));
+      return trueResponse();
+    }),
+  );
+
   app.post(
     '/error',
     wrap('MNRead.synchronizationFailed', async (c, ctx) => {

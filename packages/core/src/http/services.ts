@@ -5,6 +5,7 @@ import type { SessionResolver } from '../services/session-resolver.js';
 import type { StorageService } from '../services/storage-service.js';
 import type { Logger } from '../logger.js';
 import type { ExtensionKit, NodeExtension } from '../extension.js';
+import type { FederationHandle } from '../container.js';
 
 /** What the HTTP layer needs from the container. */
 export interface NodeServices {
@@ -17,6 +18,8 @@ export interface NodeServices {
   /** Optional APIs plugged in, and what they may use. */
   extensions: readonly NodeExtension[];
   kit: Omit<ExtensionKit, 'wrap'>;
+  /** Tier 4: replication and CN interplay, when configured. */
+  federation: FederationHandle;
   /** Light internal check for ping. */
   ping(): Promise<void>;
 }

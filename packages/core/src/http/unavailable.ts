@@ -11,7 +11,6 @@ export function registerUnavailableApis(app: Hono, wrap: OperationWrapper): void
     wrap(op, async () => {
       throw fail(op, 'NotImplemented', `${what} is not offered by this node (see getCapabilities)`);
     });
-  app.post('/replicate', notImplemented('MNReplication.replicate', 'MNReplication.replicate'));
   app.get('/query', notImplemented('MNQuery.listQueryEngines', 'MNQuery'));
   app.get('/query/*', notImplemented('MNQuery.query', 'MNQuery'));
   app.post('/query/*', notImplemented('MNQuery.query', 'MNQuery'));

@@ -21,6 +21,7 @@ import { TOKENS } from '../tokens.js';
 import { AccessControl } from './access-control.js';
 import { EventService } from './event-service.js';
 import { resolveObject } from './resolve.js';
+import type { FederationHandle } from '../container.js';
 
 export interface ListObjectsQuery {
   fromDate?: Date;
@@ -47,6 +48,7 @@ export class ObjectService {
     @inject(TOKENS.Events) private readonly events: EventService,
     @inject(TOKENS.Config) private readonly config: CoreConfig,
     @inject(TOKENS.Cache) private readonly cache: Keyv,
+    @inject(TOKENS.Federation) private readonly federation: FederationHandle,
   ) {}
 
   /** The record of `id` (v2: PID or SID; v1: PID), if the caller may `permission` it. */
@@ -77,10 +79,19 @@ export class ObjectService {
 
   /**
    * getReplica: the bytes for another node, "logged as a replication event, not a read
-   * event". Takes a PID only. (Node authorization through the CN lands with Tier 4.)
+   * event". Takes a PID only. Callers that may read the object get it; for restricted
+   * content, "a tier 2 or higher node must call CNReplication.isNodeAuthorized": the CN
+   * decides whether the calling node may replicate it.
    */
   async getReplica(ctx: CallContext, pid: string): Promise<ObjectDownload> {
-    const record = await this.authorized(ctx, 'MNRead.getReplica', pid, 'read', false);
+    const op = 'MNRead.getReplica';
+    const record = await resolveObject(this.metadata, op, pid, { allowSid: false });
+    if (!this.access.allows(ctx.session, record.sysmeta, 'read')) {
+      const federation = this.federation.current;
+      if (!federation || !(await federation.nodeMayReplicate(pid, ctx.session))) {
+        throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not replicate '${pid}' (not readable, and the Coordinating Node does not authorize it)`, { pid });
+      }
+    }
     const content = await this.open('MNRead.getReplica', record);
     await this.events.record(ctx, 'replicate', record.sysmeta.identifier);
     return { record, content };

@@ -20,6 +20,7 @@ import type { Logger } from '../logger.js';
 import type { CallContext } from '../session.js';
 import { TOKENS } from '../tokens.js';
 import type { ChangeNotifier } from '../extension.js';
+import type { FederationHandle } from '../container.js';
 import { AccessControl } from './access-control.js';
 import { EventService } from './event-service.js';
 import { resolveObject } from './resolve.js';
@@ -42,6 +43,7 @@ export class StorageService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
     @inject(TOKENS.Changes) private readonly changes: ChangeNotifier,
+    @inject(TOKENS.Federation) private readonly federation: FederationHandle,
   ) {}
 
   /** True when this node accepts new content (managed storage and a writable catalogue). */
@@ -144,6 +146,7 @@ export class StorageService {
       checkNewObject(op, sm, pid, upload.pending);
       await this.assertUnused(op, pid, 'pid');
       if (sm.seriesId !== undefined) await this.assertUnused(op, sm.seriesId, 'seriesId');
+      await this.federation.current?.checkReservation(op, pid, ctx.session);
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now: this.clock.now(), nodeId: this.config.node.identifier });
       const storageKey = await this.commit(op, upload, pid, (key) => ({ insert: [{ sysmeta, storageKey: key, isReplica: false }] }));
       await this.events.record(ctx, 'create', pid);
@@ -171,6 +174,7 @@ export class StorageService {
       if (sm.obsoletes !== pid) throw fail(op, 'InvalidSystemMetadata', `systemMetadata/obsoletes must equal the pid being updated ('${pid}'), got '${sm.obsoletes ?? ''}'`, { pid: newPid });
       checkNewObject(op, sm, newPid, upload.pending);
       await this.assertUnused(op, newPid, 'newPid');
+      await this.federation.current?.checkReservation(op, newPid, ctx.session);
       // A new object continues its predecessor's series, or starts a series with an unused SID.
       if (sm.seriesId !== undefined && sm.seriesId !== old.sysmeta.seriesId) await this.assertUnused(op, sm.seriesId, 'seriesId');
       const now = this.clock.now();
@@ -266,7 +270,7 @@ export class StorageService {
     }
   }
 
-  /** systemMetadataChanged: accepted from CNs and recorded; acting on it comes with Tier 4. */
+  /** systemMetadataChanged: accepted from CNs, recorded, and (with a CN configured) queued: the CN's copy is fetched and applied when newer. */
   async systemMetadataChanged(ctx: CallContext, input: { id: string | undefined; serialVersion: string | undefined; dateSysMetaLastModified: string | undefined }): Promise<true> {
     const op = 'MNRead.systemMetadataChanged';
     if (!this.access.isPrivileged(ctx.session)) throw fail(op, 'NotAuthorized', 'only Coordinating Nodes may call systemMetadataChanged');
@@ -279,6 +283,7 @@ export class StorageService {
     });
     this.logger.info({ pid: record.sysmeta.identifier, serialVersion: input.serialVersion, date: input.dateSysMetaLastModified }, 'systemMetadataChanged received');
     await this.events.record(ctx, 'systemMetadataChanged', record.sysmeta.identifier);
+    await this.federation.current?.enqueueRefresh(record.sysmeta.identifier);
     return true;
   }
 
@@ -296,6 +301,16 @@ export class StorageService {
     const pid = reported.pid ?? '';
     this.logger.warn({ pid, detailCode: reported.detailCode, description: reported.description }, 'a Coordinating Node could not synchronize an object');
     if (pid) await this.events.record(ctx, 'synchronization_failed', pid);
+    const report = {
+      pid,
+      detailCode: reported.detailCode,
+      description: reported.description,
+      ...(reported.nodeId !== undefined ? { nodeId: reported.nodeId } : {}),
+      body: typeof message === 'string' ? message : Buffer.from(message).toString('utf8'),
+      receivedAt: new Date().toISOString(),
+      reportedBy: ctx.session.subject,
+    };
+    if (this.federation.current) await this.federation.current.enqueueSyncFailure(report);
     return true;
   }
 }
