@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { serveNode } from '@memberkit/core';
 import { createLogger } from '@memberkit/core';
 import { buildNode, scanOnce } from './build-node.js';
+import { registerNewCommand } from './commands/new.js';
 import { CONFIG_FILE_NAME, ConfigError, DEV_TOKEN_FILE, loadConfig } from './load-config.js';
 
 function port(value: string): number {
@@ -72,6 +73,8 @@ export async function runCli(argv: string[]): Promise<void> {
       console.log(`added ${report.added}, changed ${report.changed}, removed ${report.removed}, unchanged ${report.unchanged}, skipped ${report.skipped.length} (${report.durationMs} ms)`);
       for (const s of report.skipped.slice(0, 20)) console.log(`  skipped ${s.path}: ${s.reason}`);
     });
+
+  registerNewCommand(program);
 
   await program.parseAsync(argv);
 }

@@ -1,0 +1,92 @@
+import { basename, join } from 'node:path';
+import { checkTarget, GeneratorError, listTemplateFiles, readText, writeFiles } from './files.js';
+import { templatesDir } from './templates.js';
+
+/** Storage/catalogue combinations `memberkit new node --adapter` offers. */
+export const NODE_ADAPTERS = {
+  fs: 'files + SQLite on this machine (works everywhere; the embedded default)',
+  s3: 'object bytes in an S3 bucket, catalogue in SQLite (@memberkit/adapter-s3)',
+  sql: 'files on this machine, catalogue in PostgreSQL/MySQL (@memberkit/adapter-sql)',
+} as const;
+export type NodeAdapterChoice = keyof typeof NODE_ADAPTERS;
+
+/** The backend `type`s each choice needs from `memberkit serve`. */
+export const NODE_ADAPTER_BACKENDS: Record<NodeAdapterChoice, { storage: string; catalogue: string }> = {
+  fs: { storage: 'filesystem', catalogue: 'sqlite' },
+  s3: { storage: 's3', catalogue: 'sqlite' },
+  sql: { storage: 'filesystem', catalogue: 'sql' },
+};
+
+export interface GenerateNodeOptions {
+  dir: string;
+  adapter: NodeAdapterChoice;
+  /** node.identifier; default `urn:node:` + the folder's name in upper case. */
+  identifier?: string;
+  /** node.baseURL; default `http://localhost:8080/mn`. */
+  baseURL?: string;
+  templates?: string;
+}
+
+export interface GeneratedNode {
+  dir: string;
+  adapter: NodeAdapterChoice;
+  identifier: string;
+  files: string[];
+}
+
+/** `urn:node:` and the folder name, upper case, letters, digits, `_` and `-` only. */
+export function defaultNodeIdentifier(dir: string): string {
+  const stem = basename(dir).toUpperCase().replace(/[^A-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
+  return `urn:node:${stem || 'MYNODE'}`;
+}
+
+/** Node references are `urn:node:` followed by letters, digits, `_` and `-` (DataONE convention). */
+export function checkNodeIdentifier(id: string): string | undefined {
+  return /^urn:node:[A-Za-z0-9_-]{1,60}$/.test(id) ? undefined : `"${id}" is not a node identifier: urn:node: followed by letters, digits, _ or - (e.g. urn:node:MYNODE)`;
+}
+
+export function checkBaseURL(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'the base URL must be http: or https:';
+    if (u.search || u.hash) return 'the base URL has no query or fragment';
+    return undefined;
+  } catch {
+    return `"${url}" is not a URL (e.g. https://data.example.org/mn)`;
+  }
+}
+
+/**
+ * Copy templates/node to `dir` with the configuration of the chosen adapters
+ * (`variants/<adapter>.memberkit.config.json` for s3 and sql), the node's identifier and
+ * base URL filled in, and the server's basePath taken from the base URL.
+ */
+export function generateNode(options: GenerateNodeOptions): GeneratedNode {
+  if (!(options.adapter in NODE_ADAPTERS)) throw new GeneratorError(`unknown --adapter "${options.adapter}": choose ${Object.keys(NODE_ADAPTERS).join(', ')}`);
+  const dir = checkTarget(options.dir);
+  const identifier = options.identifier ?? defaultNodeIdentifier(dir);
+  const idError = checkNodeIdentifier(identifier);
+  if (idError) throw new GeneratorError(idError);
+  const baseURL = (options.baseURL ?? 'http://localhost:8080/mn').replace(/\/+$/, '');
+  const urlError = checkBaseURL(baseURL);
+  if (urlError) throw new GeneratorError(urlError);
+
+  const source = join(options.templates ?? templatesDir(), 'node');
+  const files = new Map<string, string>();
+  const modes = new Map<string, number>();
+  for (const rel of listTemplateFiles(source, (r) => r === 'variants' || r.startsWith('variants/'))) {
+    files.set(rel, readText(source, rel));
+    if (rel.endsWith('.sh')) modes.set(rel, 0o755);
+  }
+  const configText = options.adapter === 'fs' ? readText(source, 'memberkit.config.json') : readText(source, `variants/${options.adapter}.memberkit.config.json`);
+  const config = JSON.parse(configText) as { node: Record<string, unknown>; server: Record<string, unknown> };
+  const stem = identifier.slice('urn:node:'.length);
+  config.node.identifier = identifier;
+  config.node.subject = `CN=${identifier},DC=dataone,DC=org`;
+  config.node.name = `${stem} Member Node`;
+  config.node.baseURL = baseURL;
+  config.server.basePath = new URL(baseURL).pathname.replace(/\/+$/, '');
+  files.set('memberkit.config.json', JSON.stringify(config, null, 2) + '\n');
+  writeFiles(dir, files, modes);
+  return { dir, adapter: options.adapter, identifier, files: [...files.keys()].sort() };
+}
