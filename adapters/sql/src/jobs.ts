@@ -83,9 +83,17 @@ export class SqlJobQueue {
     const skipLocked = sql.raw(this.store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE SKIP LOCKED');
     return this.store.write('claim jobs', async (trx) => {
       const now = this.now();
-      const { rows } = await sql<{ id: unknown }>`SELECT id FROM mk_jobs
-        WHERE ((state = 'queued' AND run_after <= ${now}) OR (state = 'running' AND locked_until < ${now})) AND ${kinds}
-        ORDER BY run_after, id LIMIT ${limit} ${skipLocked}`.execute(trx);
+      const due = await sql<{ id: unknown }>`SELECT id FROM mk_jobs
+        WHERE state = 'queued' AND run_after <= ${now} AND ${kinds}
+        ORDER BY state, run_after, id LIMIT ${limit} ${skipLocked}`.execute(trx);
+      const rows = [...due.rows];
+      if (rows.length < limit) {
+        // Jobs whose worker's lease ran out (the worker died or hung).
+        const expired = await sql<{ id: unknown }>`SELECT id FROM mk_jobs
+          WHERE state = 'running' AND locked_until < ${now} AND ${kinds}
+          ORDER BY state, locked_until, id LIMIT ${limit - rows.length} ${skipLocked}`.execute(trx);
+        rows.push(...expired.rows);
+      }
       const ids = rows.map((r) => text(r.id));
       if (ids.length === 0) return [];
       await sql`UPDATE mk_jobs SET state = 'running', attempts = attempts + 1, locked_by = ${worker},

@@ -91,7 +91,10 @@ export function migrations(d: DialectSql): string[][] {
         created      BIGINT NOT NULL,
         updated      BIGINT NOT NULL
       )${t}`,
-      'CREATE INDEX mk_jobs_due ON mk_jobs (state, run_after)',
+      // Claims walk these in order, so SKIP LOCKED locks only the rows it returns (a filesort
+      // would lock every candidate in InnoDB and leave concurrent claimers empty-handed).
+      'CREATE INDEX mk_jobs_due ON mk_jobs (state, run_after, id)',
+      'CREATE INDEX mk_jobs_lease ON mk_jobs (state, locked_until, id)',
       // Mapping mode: what memberkit keeps for objects of a legacy catalogue (fields the
       // archive lacks, changes made through the node, checksums computed from the bytes).
       `CREATE TABLE mk_overlay (
