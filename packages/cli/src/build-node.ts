@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { createLogger, createMemberNode, type CoreConfig, type Logger, type MemberNode } from '@memberkit/core';
@@ -15,8 +15,9 @@ export interface BuiltNode {
   close(): Promise<void>;
 }
 
-export function toCoreConfig(config: MemberkitConfig, port: number): CoreConfig {
+export function toCoreConfig(config: MemberkitConfig, port: number, resolve: (p: string) => string = (p) => p): CoreConfig {
   const basePath = config.server.basePath;
+  const f = config.federation;
   return {
     node: {
       ...config.node,
@@ -26,6 +27,21 @@ export function toCoreConfig(config: MemberkitConfig, port: number): CoreConfig 
     basePath,
     maxPageSize: config.limits.maxPageSize,
     ...(config.limits.maxObjectBytes !== undefined ? { maxObjectBytes: config.limits.maxObjectBytes } : {}),
+    ...(f
+      ? {
+          federation: {
+            cnBaseUrl: f.cnBaseUrl,
+            credentials: {
+              ...(f.credentials.tokenFile ? { token: () => readFileSync(resolve(f.credentials.tokenFile!), 'utf8').trim() } : {}),
+              ...(f.credentials.certificate ? { certificate: { cert: readFileSync(resolve(f.credentials.certificate.cert), 'utf8'), key: readFileSync(resolve(f.credentials.certificate.key), 'utf8') } } : {}),
+              ...(f.credentials.ca.length ? { ca: f.credentials.ca.map((p) => readFileSync(resolve(p), 'utf8')) } : {}),
+            },
+            replication: f.replication,
+            checkReservations: f.checkReservations,
+            ...(f.syncFailureWebhook ? { syncFailureWebhook: f.syncFailureWebhook } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -87,7 +103,11 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   const { config } = loaded;
   const logger = options.logger ?? createLogger({ level: config.log.level });
   const parts = await createParts(loaded, logger);
-  const node = await createMemberNode(toCoreConfig(config, options.port), { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog }, { logger });
+  const node = await createMemberNode(
+    toCoreConfig(config, options.port, (p) => resolvePath(loaded, p)),
+    { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
+    { logger },
+  );
   let scanner: Scanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
   if (config.wrap) {

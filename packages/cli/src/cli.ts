@@ -5,6 +5,7 @@ import { serveNode } from '@memberkit/core';
 import { createLogger } from '@memberkit/core';
 import { buildNode, scanOnce } from './build-node.js';
 import { registerNewCommand } from './commands/new.js';
+import { registerFederationCommands } from './commands/federation.js';
 import { CONFIG_FILE_NAME, ConfigError, DEV_TOKEN_FILE, loadConfig } from './load-config.js';
 
 function port(value: string): number {
@@ -75,6 +76,7 @@ export async function runCli(argv: string[]): Promise<void> {
     });
 
   registerNewCommand(program);
+  registerFederationCommands(program);
 
   await program.parseAsync(argv);
 }

@@ -68,6 +68,28 @@ export const configSchema = z.object({
     maxObjectBytes: z.number().int().positive().optional(),
     maxPageSize: z.number().int().positive().default(10000),
   }).prefault({}),
+  /** The Coordinating Node and Tier 4 (replication). Absent: the node stands alone. */
+  federation: z.object({
+    /** CN base URL without the version, e.g. https://cn.dataone.org/cn. */
+    cnBaseUrl: z.string().url(),
+    /** How this node authenticates to the CN and to other nodes. */
+    credentials: z.object({
+      /** A file holding a JWT naming this node's subject. */
+      tokenFile: z.string().optional(),
+      /** This node's client certificate and key (PEM files). */
+      certificate: z.object({ cert: z.string(), key: z.string() }).optional(),
+      /** CA bundles (PEM files) for the CN's and other nodes' server certificates. */
+      ca: z.array(z.string()).default([]),
+    }).prefault({}),
+    replication: z.object({
+      concurrency: z.number().int().positive().default(2),
+      maxAttempts: z.number().int().positive().default(5),
+    }).prefault({}),
+    /** POST synchronization failure reports here as JSON. */
+    syncFailureWebhook: z.string().url().optional(),
+    /** Check identifier reservations with the CN on create and update. */
+    checkReservations: z.boolean().default(true),
+  }).optional(),
   log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
 });
 

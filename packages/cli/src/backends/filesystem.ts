@@ -50,6 +50,6 @@ export const sqliteCatalogue: CatalogueBackend<{ file: string }> = {
   }),
   create: (o, ctx) => {
     const store = openSqliteStore({ file: ctx.resolvePath(o.file) });
-    return { metadata: store.catalogue, eventLog: store.eventLog, sqlite: () => store.database };
+    return { metadata: store.catalogue, eventLog: store.eventLog, jobs: store.jobs, sqlite: () => store.database };
   },
 };

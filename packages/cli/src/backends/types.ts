@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { z } from 'zod';
 import type { Logger } from '@memberkit/core';
-import type { AccessPolicy, EventLogStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { AccessPolicy, EventLogStore, JobStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
 
 /**
  * A backend plugs one kind of storage or catalogue into `memberkit serve`. Its `options`
@@ -45,6 +45,8 @@ export interface StorageBackend<O = unknown> {
 export interface Catalogue {
   metadata: MetadataAdapter;
   eventLog: EventLogStore;
+  /** Durable jobs (replication...); required for a federation section. */
+  jobs?: JobStore;
   /** The catalogue's SQLite database, when it has one (scanner state then lives there). */
   sqlite?: () => BetterSqlite3.Database;
 }

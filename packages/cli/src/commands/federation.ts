@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { CoordinatingNodeClient } from '@memberkit/client';
+import { createLogger, silentLogger } from '@memberkit/core';
+import { buildNode } from '../build-node.js';
+import { loadConfig, resolvePath, type LoadedConfig } from '../load-config.js';
+
+interface CnOptions {
+  config?: string;
+  cn?: string;
+  token?: string;
+  tokenFile?: string;
+  cert?: string;
+  key?: string;
+}
+
+/** A CN client from flags, else from the configuration's federation section. */
+function cnClient(loaded: LoadedConfig, o: CnOptions): CoordinatingNodeClient {
+  const f = loaded.config.federation;
+  const baseUrl = o.cn ?? f?.cnBaseUrl;
+  if (!baseUrl) throw new Error('name the Coordinating Node with --cn URL (or federation.cnBaseUrl in the configuration)');
+  const tokenFile = o.tokenFile ?? (f?.credentials.tokenFile ? resolvePath(loaded, f.credentials.tokenFile) : undefined);
+  const token = o.token ?? (tokenFile ? readFileSync(tokenFile, 'utf8').trim() : undefined);
+  const certPath = o.cert ?? (f?.credentials.certificate ? resolvePath(loaded, f.credentials.certificate.cert) : undefined);
+  const keyPath = o.key ?? (f?.credentials.certificate ? resolvePath(loaded, f.credentials.certificate.key) : undefined);
+  return new CoordinatingNodeClient({
+    baseUrl,
+    ...(token ? { token } : {}),
+    ...(certPath && keyPath ? { certificate: { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') } } : {}),
+    ...(f?.credentials.ca.length ? { ca: f.credentials.ca.map((p) => readFileSync(resolvePath(loaded, p), 'utf8')) } : {}),
+  });
+}
+
+/** The Node document this configuration serves (as getCapabilities would answer it). */
+async function nodeDocument(loaded: LoadedConfig) {
+  const built = await buildNode({ ...loaded, config: { ...loaded.config, federation: undefined, wrap: undefined } }, { port: loaded.config.server.port, logger: silentLogger });
+  try {
+    return built.node.services.capabilities.node();
+  } finally {
+    await built.close();
+  }
+}
+
+function withCnOptions(cmd: Command): Command {
+  return cmd
+    .argument('[dir]', 'data folder', 'data')
+    .option('-c, --config <file>', 'configuration file')
+    .option('--cn <url>', 'Coordinating Node base URL (default: federation.cnBaseUrl)')
+    .option('--token <jwt>', "a JWT naming this node's subject")
+    .option('--token-file <file>', 'a file holding that JWT')
+    .option('--cert <file>', "this node's client certificate (PEM)")
+    .option('--key <file>', 'its private key (PEM)');
+}
+
+/** `memberkit register` (CNRegister.register) and `memberkit update-node` (updateNodeCapabilities). */
+export function registerFederationCommands(program: Command): void {
+  withCnOptions(program.command('register').description("register this node's Node document with a Coordinating Node")).action(async (dir: string, o: CnOptions) => {
+    const loaded = loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
+    const client = cnClient(loaded, o);
+    try {
+      const node = await nodeDocument(loaded);
+      const id = await client.register(node);
+      createLogger().info({ node: id, cn: o.cn ?? loaded.config.federation?.cnBaseUrl }, 'node registered');
+      console.log(`registered ${id}; a CN administrator approves the registration before the node is harvested`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  withCnOptions(program.command('update-node').description("send this node's current Node document to the Coordinating Node (updateNodeCapabilities)")).action(async (dir: string, o: CnOptions) => {
+    const loaded = loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
+    const client = cnClient(loaded, o);
+    try {
+      const node = await nodeDocument(loaded);
+      await client.updateNodeCapabilities(node.identifier, node);
+      console.log(`updated the node document of ${node.identifier}`);
+    } finally {
+      await client.close();
+    }
+  });
+}
