@@ -36,7 +36,7 @@ export function toCoreConfig(config: MemberkitConfig, port: number, resolve: (p:
               ...(f.credentials.certificate ? { certificate: { cert: readFileSync(resolve(f.credentials.certificate.cert), 'utf8'), key: readFileSync(resolve(f.credentials.certificate.key), 'utf8') } } : {}),
               ...(f.credentials.ca.length ? { ca: f.credentials.ca.map((p) => readFileSync(resolve(p), 'utf8')) } : {}),
             },
-            replication: f.replication,
+            replication: { concurrency: f.replication.concurrency, maxAttempts: f.replication.maxAttempts, leaseMs: f.replication.leaseMs, ...(f.replication.retryDelayMs !== undefined ? { retryDelayMs: f.replication.retryDelayMs } : {}) },
             checkReservations: f.checkReservations,
             ...(f.syncFailureWebhook ? { syncFailureWebhook: f.syncFailureWebhook } : {}),
           },

@@ -84,6 +84,10 @@ export const configSchema = z.object({
     replication: z.object({
       concurrency: z.number().int().positive().default(2),
       maxAttempts: z.number().int().positive().default(5),
+      /** A node stopped mid-job resumes its jobs after this lease (ms). */
+      leaseMs: z.number().int().positive().default(60_000),
+      /** Delay before a retry (ms); default exponential from 2 s. */
+      retryDelayMs: z.number().int().positive().optional(),
     }).prefault({}),
     /** POST synchronization failure reports here as JSON. */
     syncFailureWebhook: z.string().url().optional(),

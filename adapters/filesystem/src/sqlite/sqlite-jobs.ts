@@ -81,6 +81,10 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
+  async renew(id: string, worker: string, leaseMs: number): Promise<void> {
+    this.store.statement(`UPDATE jobs SET locked_until = ? WHERE id = ? AND state = 'running' AND locked_by = ?`).run(Date.now() + leaseMs, Number(id), worker);
+  }
+
   async complete(id: string): Promise<void> {
     this.store.statement(`UPDATE jobs SET state = 'done', locked_by = NULL, locked_until = NULL WHERE id = ?`).run(Number(id));
   }

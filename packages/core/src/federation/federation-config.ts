@@ -16,6 +16,10 @@ export interface FederationConfig {
     concurrency?: number;
     /** Attempts before a replication is reported FAILED (default 5). */
     maxAttempts?: number;
+    /** Lease of a running job, renewed while it runs; a node killed mid-job resumes it after this (default 60 s). */
+    leaseMs?: number;
+    /** Delay before retrying attempt n (default: exponential from 2 s). */
+    retryDelayMs?: number;
   };
   /** Synchronization failures are logged; also POSTed as JSON to this URL when set. */
   syncFailureWebhook?: string;

@@ -34,7 +34,13 @@ export class Federation {
   constructor(private readonly deps: FederationDeps) {
     const f = deps.config.federation;
     this.cn = new CnGateway(f);
-    this.runner = new JobRunner(deps.jobs, { concurrency: f.replication?.concurrency ?? 2, logger: deps.logger });
+    const retry = f.replication?.retryDelayMs;
+    this.runner = new JobRunner(deps.jobs, {
+      concurrency: f.replication?.concurrency ?? 2,
+      logger: deps.logger,
+      ...(f.replication?.leaseMs !== undefined ? { leaseMs: f.replication.leaseMs, pollMs: Math.min(1000, f.replication.leaseMs / 2) } : {}),
+      ...(retry !== undefined ? { backoffMs: () => retry } : {}),
+    });
     this.replication = new ReplicationService({ ...deps, runner: this.runner, cn: this.cn, ...(f.replication?.maxAttempts !== undefined ? { maxAttempts: f.replication.maxAttempts } : {}) });
     this.runner.register(this.replication);
     this.runner.register(new SystemMetadataRefresh({ metadata: deps.metadata, cn: this.cn, clock: deps.clock, logger: deps.logger }));

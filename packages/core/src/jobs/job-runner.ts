@@ -22,7 +22,7 @@ export interface JobRunnerOptions {
   concurrency?: number;
   /** How often an idle runner looks for due jobs (default 1000 ms). */
   pollMs?: number;
-  /** Lease of a claimed job; a runner that dies releases its jobs when it expires (default 10 min). */
+  /** Lease of a claimed job, renewed while it runs; a runner that dies releases its jobs when it expires (default 60 s). */
   leaseMs?: number;
   /** Delay before retry `attempt` (1-based). Default: exponential from 2 s, at most 10 min, with jitter. */
   backoffMs?: (attempt: number) => number;
@@ -91,7 +91,7 @@ export class JobRunner {
       let job: Job | undefined;
       this.running++;
       try {
-        job = await this.store.claim(kinds, this.worker, this.options.leaseMs ?? 600_000);
+        job = await this.store.claim(kinds, this.worker, this.leaseMs);
       } catch (err) {
         this.options.logger.error({ err }, 'could not claim a job');
       }
@@ -109,9 +109,16 @@ export class JobRunner {
     this.schedule();
   }
 
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 60_000;
+  }
+
   private async execute(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind)!;
     const log = this.options.logger;
+    const heartbeat = this.store.renew
+      ? setInterval(() => void this.store.renew!(job.id, this.worker, this.leaseMs).catch((err: unknown) => log.warn({ err, job: job.id }, 'could not renew a job lease')), Math.max(50, this.leaseMs / 3))
+      : undefined;
     try {
       await handler.run(job, this.abort.signal);
       await this.store.complete(job.id);
@@ -134,6 +141,8 @@ export class JobRunner {
       } catch (e) {
         log.error({ err: e, job: job.id }, 'could not record a job failure');
       }
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
     }
   }
 }

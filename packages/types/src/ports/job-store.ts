@@ -34,6 +34,8 @@ export interface JobStore {
   enqueue(kind: string, payload: unknown, options?: EnqueueOptions): Promise<string>;
   /** The next due job of one of `kinds`, now leased to `worker` for `leaseMs`; undefined when none is due. */
   claim(kinds: readonly string[], worker: string, leaseMs: number): Promise<Job | undefined>;
+  /** Extend the lease of a running job held by `worker` (a heartbeat while it runs). */
+  renew?(id: string, worker: string, leaseMs: number): Promise<void>;
   /** The job succeeded. */
   complete(id: string): Promise<void>;
   /** The attempt failed: retry at `retryAt`, or, when undefined, the job failed for good. */
