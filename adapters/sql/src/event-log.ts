@@ -17,8 +17,14 @@ interface EventRow {
   node_identifier: unknown;
 }
 
-/** Where the event log's `readableBy` filter finds who may read an object. */
-export type EventAccessSource = 'native' | 'overlay' | 'none';
+/**
+ * Where the event log's `readableBy` filter finds who may read an object: the native
+ * catalogue's access table, a condition builder (a mapped catalogue's), or nowhere.
+ */
+export type EventAccessSource =
+  | 'native'
+  | 'none'
+  | ((identifierColumn: RawBuilder<unknown>, subjects: readonly string[], form: 'exists' | 'in') => RawBuilder<unknown>);
 
 /**
  * The event log (EventLogStore) on PostgreSQL, MySQL/MariaDB or SQLite. Obtain it from
@@ -71,12 +77,14 @@ export class SqlEventLog implements EventLogStore {
       if (this.access === 'none') throw new AdapterError('unsupported', 'this event log cannot evaluate readableBy');
       if (query.readableBy.length === 0) return { total: 0, entries: [] };
     }
-    const table = this.access === 'overlay' ? 'mk_overlay_access' : 'mk_access';
+    const access = this.access;
+    const readable = (subjects: readonly string[], form: 'exists' | 'in') =>
+      typeof access === 'function' ? access(sql.ref('o.identifier'), subjects, form) : readableBy(sql.ref('o.identifier'), subjects, form);
     return this.store.read('query events', async (trx) => {
       const { total, rows } = await orderedPage<EventRow>(trx, {
         table: 'mk_events',
         order: ['date_logged', 'entry_id'],
-        where: (form) => (query.readableBy === undefined ? base : [...base, readableBy(sql.ref('o.identifier'), query.readableBy, form, table)]),
+        where: (form) => (query.readableBy === undefined ? base : [...base, readable(query.readableBy, form)]),
         unfilteredTotal: () => this.store.counter(trx, 'events'),
         columns: 'r.*',
         start: query.start,

@@ -12,3 +12,5 @@ export { SqlJobQueue, type Job, type JobState, type ClaimOptions, type FailOptio
 export { dialectSql, openKysely, type SqlDialectName, type SqlConnection, type SqlConnectionOptions } from './dialect.js';
 export { migrations, migrate } from './migrations.js';
 export { toAdapterError, isUniqueViolation, isRetryable } from './errors.js';
+export { createMappedCatalogue, SqlMappedCatalogue, OVERLAY_FIELDS, ARCHIVE_FIELDS, type MappedCatalogue, type MappedCatalogueOptions } from './mapped-catalogue.js';
+export type { SqlMapping, SqlValue, SqlTime, SqlTimeType } from './mapping.js';
