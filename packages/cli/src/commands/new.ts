@@ -71,21 +71,22 @@ export function adapterNextSteps(result: GeneratedAdapter): string {
   if (ws && !ws.covered) {
     lines.push(`  add "${ws.relativeDir}" to "workspaces" in ${display(resolve(ws.root, 'package.json'))}, then:`);
   }
+  const step = (command: string, what: string) => `  ${command.padEnd(48)} ${what}`.trimEnd();
   if (ws) {
     const root = display(ws.root);
     lines.push(
-      `  (cd ${root} && npm install)            link the new package into the workspace`,
-      `  npx tsc -b ${dir}                  build it`,
-      `  npm test -w ${result.packageName}      run the conformance suites (they pass as generated)`,
-      `  npm run serve -w ${result.packageName}     a development node on your adapter: http://localhost:8080/mn`,
+      step(root === '.' ? 'npm install' : `(cd ${root} && npm install)`, 'link the new package into the workspace'),
+      step(`npx tsc -b ${dir}`, 'build it'),
+      step(`npm test -w ${result.packageName}`, 'the conformance suites (they pass as generated)'),
+      step(`npm run serve -w ${result.packageName}`, 'a development node on it: http://localhost:8080/mn'),
     );
   } else {
     lines.push(
-      `  cd ${dir}`,
-      '  npm install          the published @memberkit packages',
-      '  npm run build',
-      '  npm test             the conformance suites (they pass as generated)',
-      '  npm run serve        a development node on your adapter: http://localhost:8080/mn',
+      step(`cd ${dir}`, ''),
+      step('npm install', 'the published @memberkit packages'),
+      step('npm run build', 'build it'),
+      step('npm test', 'the conformance suites (they pass as generated)'),
+      step('npm run serve', 'a development node on it: http://localhost:8080/mn'),
     );
   }
   lines.push(
@@ -103,8 +104,8 @@ export function nodeNextSteps(result: GeneratedNode): string {
     '',
     'Next steps:',
     `  edit ${dir}/memberkit.config.json (options: ${dir}/CONFIGURATION.md)`,
-    `  ${dir}/start.sh                 serve it; then curl http://localhost:8080/mn/v2/node`,
-    `  ${dir}/README.md                systemd, Docker, health checks and logs`,
+    `  ${dir}/start.sh  (serve it; then curl http://localhost:8080/mn/v2/node)`,
+    `  ${dir}/README.md (systemd, Docker, health checks and logs)`,
   ];
   const backends = NODE_ADAPTER_BACKENDS[result.adapter];
   const missing = [storageBackend(backends.storage) ? undefined : `storage "${backends.storage}"`, catalogueBackend(backends.catalogue) ? undefined : `catalogue "${backends.catalogue}"`].filter((x) => x !== undefined);
