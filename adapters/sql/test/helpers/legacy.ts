@@ -56,7 +56,8 @@ export async function legacyStatements(dialect: SqlDialectName): Promise<string[
              d.accession || '.v' || d.dataset_version || '/' || f.file_name AS pid,
              d.accession || '/' || f.file_name AS series_key,
              d.dataset_version AS version,
-             (SELECT p.accession || '.v' || p.dataset_version || '/' || f.file_name FROM datasets p WHERE p.id = d.supersedes) AS previous_pid,
+             (SELECT p.accession || '.v' || p.dataset_version || '/' || f.file_name FROM datasets p
+               JOIN files pf ON pf.dataset_id = p.id AND pf.file_name = f.file_name WHERE p.id = d.supersedes) AS previous_pid,
              f.file_name, f.relpath, f.media_type, f.size_bytes, f.md5, d.owner_orcid,
              CASE WHEN d.is_public = ${b(true)} THEN 'public' ELSE 'private' END AS visibility,
              CASE WHEN f.updated_at > d.updated_at THEN f.updated_at ELSE d.updated_at END AS modified_at,
