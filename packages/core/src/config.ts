@@ -1,4 +1,4 @@
-import type { AccessPolicy, Schedule } from '@memberkit/types';
+import type { Schedule } from '@memberkit/types';
 import type { FederationConfig } from './federation/federation-config.js';
 
 export type { FederationConfig };
@@ -52,8 +52,6 @@ export interface CoreConfig {
   maxObjectBytes?: number;
   /** Largest page listObjects and getLogRecords return whatever count asks. Default 10000. */
   maxPageSize?: number;
-  /** Default access policy applied to wrapped objects and to creates that send none? No: only reported. */
-  defaultAccessPolicy?: AccessPolicy;
   /** The Coordinating Node and Tier 4 settings; absent: a node on its own (no replication, no CN checks). */
   federation?: FederationConfig;
 }
