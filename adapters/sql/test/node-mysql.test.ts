@@ -1,0 +1,4 @@
+// The node-level HTTP conformance suite against a node on the native mysql catalogue.
+import { runNativeNodeSuite } from './helpers/native-node.js';
+
+runNativeNodeSuite('mysql');
