@@ -185,6 +185,41 @@ export class S3BucketScanner {
     return this.queued;
   }
 
+  /**
+   * Rescans periodically: the first scan starts at once, each next one `intervalMs` (default
+   * 60 s) after the previous one ended. Failed scans go to `onError` and are retried at the next
+   * interval. `stop()` aborts a scan in progress and resolves when it has ended.
+   */
+  watch(options?: { intervalMs?: number; onError?: (error: unknown) => void; onScan?: (report: S3ScanReport) => void }): { stop(): Promise<void> } {
+    const intervalMs = options?.intervalMs ?? 60_000;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let current: Promise<unknown> | undefined;
+    let stopped = false;
+    const tick = (): void => {
+      timer = undefined;
+      if (stopped) return;
+      current = this.scan({ signal: controller.signal }).then(
+        (report) => options?.onScan?.(report),
+        (e: unknown) => {
+          if (!stopped) options?.onError?.(e);
+        },
+      ).finally(() => {
+        current = undefined;
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+    };
+    timer = setTimeout(tick, 0);
+    return {
+      stop: async () => {
+        stopped = true;
+        if (timer !== undefined) clearTimeout(timer);
+        controller.abort(new AdapterError('unavailable', 'watch stopped'));
+        await current;
+      },
+    };
+  }
+
   private db(): ScannerStateDatabase {
     const db = this.options.stateDatabase;
     if (!this.schemaReady) {

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { createS3BucketStorage, createS3Storage, pidFromKey, S3BucketScanner, type S3BucketStorageAdapter, type S3ConnectionOptions } from '@memberkit/adapter-s3';
+import type { BackendContext, Scanner, StorageBackend } from './types.js';
+
+/** Where the bucket is and how to reach it (shared by both S3 backends). */
+const connection = {
+  /** The bucket (it must exist). */
+  bucket: z.string().min(1),
+  /** Key prefix the store lives under, e.g. "archive/2020/". Default: the whole bucket. */
+  prefix: z.string().default(''),
+  /** Endpoint of an S3-compatible service (MinIO, Ceph, R2...). Default: AWS. */
+  endpoint: z.string().url().optional(),
+  /** Region. Default: AWS_REGION / the AWS profile, else us-east-1. */
+  region: z.string().min(1).optional(),
+  /** Path-style addressing (endpoint/bucket/key), needed by most self-hosted servers. */
+  forcePathStyle: z.boolean().default(false),
+  /**
+   * Static credentials. Default (and recommended): the standard AWS credential chain
+   * (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, instance or container role).
+   */
+  credentials: z.object({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() }).optional(),
+  /** Keys per ListObjectsV2 page (1..1000). */
+  listPageSize: z.number().int().min(1).max(1000).default(1000),
+};
+
+type ConnectionConfig = z.infer<z.ZodObject<typeof connection>>;
+
+function toConnection(o: ConnectionConfig): S3ConnectionOptions & { listPageSize: number } {
+  return {
+    bucket: o.bucket,
+    prefix: o.prefix,
+    forcePathStyle: o.forcePathStyle,
+    listPageSize: o.listPageSize,
+    ...(o.endpoint !== undefined ? { endpoint: o.endpoint } : {}),
+    ...(o.region !== undefined ? { region: o.region } : {}),
+    ...(o.credentials ? { credentials: { accessKeyId: o.credentials.accessKeyId, secretAccessKey: o.credentials.secretAccessKey, ...(o.credentials.sessionToken ? { sessionToken: o.credentials.sessionToken } : {}) } } : {}),
+  };
+}
+
+const managedOptions = z.object({
+  ...connection,
+  /** Bytes per multipart part (at least 5 MiB). Memory per upload is about (queueSize + 1) × partSize. */
+  partSize: z.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024),
+  /** Parts uploaded at once per object. */
+  queueSize: z.number().int().min(1).default(4),
+});
+
+/** Managed storage in S3: uploaded bytes and replicas; several node processes may share the bucket. */
+export const s3Storage: StorageBackend<z.infer<typeof managedOptions>> = {
+  type: 's3',
+  description: 'managed object store in an S3 bucket (any S3-compatible endpoint)',
+  options: managedOptions,
+  create: (o, ctx: BackendContext) =>
+    createS3Storage({
+      ...toConnection(o),
+      partSize: o.partSize,
+      queueSize: o.queueSize,
+      onWarning: (message, cause) => ctx.logger.warn({ err: cause }, message),
+    }),
+};
+
+/** An existing bucket/prefix, read-only and in place (wrap mode). */
+export const s3BucketStorage: StorageBackend<ConnectionConfig> = {
+  type: 's3-bucket',
+  description: 'an existing S3 bucket or prefix, read-only, in place',
+  options: z.object(connection),
+  create: (o) => createS3BucketStorage(toConnection(o)),
+  scanner: async (storage, catalogue, wrap, ctx): Promise<Scanner> => {
+    const scanner = new S3BucketScanner({
+      storage: storage as S3BucketStorageAdapter,
+      catalogue,
+      stateDatabase: await ctx.stateDatabase(),
+      nodeId: wrap.nodeId,
+      pidRule: (key) => wrap.pidPrefix + pidFromKey(key),
+      formatOverrides: wrap.formatOverrides,
+      rightsHolder: wrap.rightsHolder,
+      accessPolicy: wrap.accessPolicy,
+      checksumAlgorithm: wrap.checksumAlgorithm,
+    });
+    const toReport = (r: Awaited<ReturnType<S3BucketScanner['scan']>>) => ({ ...r, skipped: r.skipped.map(({ key, reason }) => ({ path: key, reason })) });
+    return {
+      scan: async () => toReport(await scanner.scan()),
+      watch: ({ intervalMs }) => scanner.watch({ intervalMs, onError: (err) => ctx.logger.error({ err }, 'S3 wrap scan failed') }),
+    };
+  },
+};
+
+/** Both S3 backends, registered with one line in index.ts. */
+export const S3_STORAGE_BACKENDS = [s3Storage, s3BucketStorage] as unknown as ReadonlyArray<StorageBackend<never>>;
