@@ -1,4 +1,5 @@
 import { filesystemStorage, sqliteCatalogue, treeStorage } from './filesystem.js';
+import { S3_STORAGE_BACKENDS } from './s3.js';
 import type { CatalogueBackend, StorageBackend } from './types.js';
 
 export type * from './types.js';
@@ -9,6 +10,7 @@ export type * from './types.js';
 export const STORAGE_BACKENDS: ReadonlyArray<StorageBackend<never>> = [
   filesystemStorage as StorageBackend<never>,
   treeStorage as StorageBackend<never>,
+  ...S3_STORAGE_BACKENDS,
 ];
 
 export const CATALOGUE_BACKENDS: ReadonlyArray<CatalogueBackend<never>> = [
