@@ -75,7 +75,7 @@ async function load(db: Kysely<any>, dialect: SqlDialectName): Promise<void> {
   const pad = dialect === 'sqlite' ? `substr('0000000' || i, -7)` : `LPAD(CAST(i AS ${dialect === 'mysql' ? 'CHAR' : 'TEXT'}), 7, '0')`;
   const pid = concat(`'bench-'`, pad);
   // dates spread so that date order differs from PID order (i * 7919 mod N is a permutation)
-  const mod = `(${BASE} + ((i * 7919) % ${N}) * 1000)`;
+  const mod = `(${BASE} + ((CAST(i AS ${dialect === 'mysql' ? 'SIGNED' : 'BIGINT'}) * 7919) % ${N}) * 1000)`;
   const iso = dialect === 'postgres' ? `to_char(to_timestamp(${mod} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
     : dialect === 'mysql' ? `DATE_FORMAT(FROM_UNIXTIME(${mod} / 1000), '%Y-%m-%dT%H:%i:%s.000Z')`
     : `strftime('%Y-%m-%dT%H:%M:%fZ', ${mod} / 1000.0, 'unixepoch')`;

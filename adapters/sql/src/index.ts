@@ -8,7 +8,7 @@ export { createSqlCatalogue, type SqlCatalogue, type SqlCatalogueOptions } from 
 export { SqlStore, type SqlStoreOptions } from './sql-store.js';
 export { SqlNativeCatalogue } from './native-catalogue.js';
 export { SqlEventLog, type EventAccessSource } from './event-log.js';
-export { SqlJobQueue, type Job, type JobState, type ClaimOptions, type FailOptions } from './jobs.js';
+export { SqlJobQueue, backoffDelay } from './jobs.js';
 export { dialectSql, openKysely, type SqlDialectName, type SqlConnection, type SqlConnectionOptions } from './dialect.js';
 export { migrations, migrate } from './migrations.js';
 export { toAdapterError, isUniqueViolation, isRetryable } from './errors.js';

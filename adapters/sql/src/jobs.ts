@@ -1,56 +1,42 @@
-import { randomUUID } from 'node:crypto';
-import { AdapterError } from '@memberkit/types';
-import { sql } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { AdapterError, type EnqueueOptions, type Job, type JobStore } from '@memberkit/types';
+import { sql, type Kysely } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
+import { isUniqueViolation } from './errors.js';
 import type { SqlStore } from './sql-store.js';
 
-export type JobState = 'queued' | 'running' | 'done' | 'failed';
-
-/** One background job (replication, sysmeta refresh, ...). */
-export interface Job {
-  id: string;
-  kind: string;
-  /** Any JSON value given to `enqueue`. */
-  payload: unknown;
-  state: JobState;
-  /** Times the job was claimed. */
-  attempts: number;
-  /** Not claimable before this instant. */
-  runAfter: Date;
-  lockedBy?: string;
-  /** A running job whose lease passed this instant may be claimed again (its worker died). */
-  lockedUntil?: Date;
-  lastError?: string;
-}
-
-export interface ClaimOptions {
-  /** Only jobs of these kinds (default: any). */
-  kinds?: readonly string[];
-  /** Most jobs to claim at once (default 1). */
-  limit?: number;
-  /** Lease length (default 60 000 ms): the worker completes or fails the job before it ends. */
-  leaseMs?: number;
-}
-
-export interface FailOptions {
-  /** After this many attempts the job is 'failed' for good (default 5). */
-  maxAttempts?: number;
-  /** Delay before the next attempt: baseDelayMs × 2^(attempts − 1) (default 1000 ms). */
-  baseDelayMs?: number;
-}
-
 interface JobRow {
-  id: unknown; kind: unknown; payload: unknown; state: unknown; attempts: unknown; run_after: unknown;
-  locked_by: unknown; locked_until: unknown; last_error: unknown;
+  id: unknown; kind: unknown; payload: unknown; state: unknown; attempts: unknown; run_after: unknown; last_error: unknown;
+}
+
+const COLUMNS = sql.raw('id, kind, payload, state, attempts, run_after, last_error');
+
+let sequence = 0;
+
+/**
+ * A job id that sorts in creation order (time, then a per-process counter, then randomness
+ * so that processes never collide): claims take jobs due at the same instant oldest first.
+ */
+function newJobId(now: number): string {
+  sequence = (sequence + 1) % 0x100000000;
+  return `${now.toString(16).padStart(12, '0')}-${sequence.toString(16).padStart(8, '0')}-${randomBytes(6).toString('hex')}`;
+}
+
+/** Delay before attempt `attempts + 1`: baseDelayMs × 2^(attempts − 1), capped at maxDelayMs. */
+export function backoffDelay(attempts: number, baseDelayMs = 1000, maxDelayMs = 3_600_000): number {
+  return Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempts - 1));
 }
 
 /**
- * A small durable job queue in `mk_jobs`, safe for several node processes: `claim` hands a
- * due job to exactly one worker (PostgreSQL and MySQL 8 / MariaDB 10.6+ `FOR UPDATE SKIP
- * LOCKED`, so workers never wait on each other; SQLite `BEGIN IMMEDIATE`). A claim is a lease:
- * a job whose worker does not complete or fail it in time is claimed again.
+ * Durable jobs in `mk_jobs` (JobStore), safe for several node processes sharing the database:
+ * `claim` hands each due job to exactly one worker (PostgreSQL and MySQL 8 / MariaDB 10.6+
+ * `SELECT ... FOR UPDATE SKIP LOCKED` over an index in claim order, so concurrent workers
+ * neither wait on each other nor lock rows they do not return; SQLite `BEGIN IMMEDIATE`).
+ * A claim is a lease: a running job whose lease passed is claimable again (its worker died).
+ * Ids sort in creation order. `dedupeKey`: one queued or running job per key (a unique index),
+ * enqueueing again returns the existing job's id, also under concurrent enqueues.
  */
-export class SqlJobQueue {
+export class SqlJobQueue implements JobStore {
   constructor(readonly store: SqlStore, private readonly now: () => number = Date.now) {}
 
   async open(): Promise<void> {
@@ -61,87 +47,115 @@ export class SqlJobQueue {
     await this.store.close();
   }
 
-  /** Adds a queued job; returns its id. 'invalid' when payload is not JSON-serialisable. */
-  async enqueue(kind: string, payload: unknown, options: { runAfter?: Date; id?: string } = {}): Promise<string> {
-    const id = options.id ?? randomUUID();
+  async enqueue(kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<string> {
     const json = JSON.stringify(payload ?? null);
     if (json === undefined) throw new AdapterError('invalid', 'job payload must be JSON');
-    const now = this.now();
-    const runAfter = options.runAfter?.getTime() ?? now;
-    await this.store.write('enqueue job', (trx) =>
-      sql`INSERT INTO mk_jobs (id, kind, payload, state, attempts, run_after, created, updated)
-        VALUES (${id}, ${kind}, ${json}, 'queued', 0, ${runAfter}, ${now}, ${now})`.execute(trx),
-    );
-    return id;
+    const dedupe = options.dedupeKey ?? null;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.store.write('enqueue job', async (trx) => {
+          if (dedupe !== null) {
+            const existing = await sql<{ id: unknown }>`SELECT id FROM mk_jobs WHERE dedupe_active = ${dedupe}`.execute(trx);
+            if (existing.rows[0] !== undefined) return text(existing.rows[0].id);
+          }
+          const now = this.now();
+          const id = newJobId(now);
+          await sql`INSERT INTO mk_jobs (id, kind, payload, state, attempts, run_after, dedupe_active, created, updated)
+            VALUES (${id}, ${kind}, ${json}, 'queued', 0, ${options.runAfter?.getTime() ?? now}, ${dedupe}, ${now}, ${now})`.execute(trx);
+          return id;
+        });
+      } catch (e) {
+        // a concurrent enqueue with the same dedupe key won: return its job
+        const cause = (e as { cause?: unknown }).cause;
+        if (dedupe !== null && attempt < 3 && AdapterError.is(e, 'already-exists') && isUniqueViolation(cause)) continue;
+        throw e;
+      }
+    }
   }
 
-  /** Claims up to `limit` due jobs for `worker` (oldest run_after first); [] when none is due. */
-  async claim(worker: string, options: ClaimOptions = {}): Promise<Job[]> {
-    const limit = options.limit ?? 1;
-    const leaseMs = options.leaseMs ?? 60_000;
-    const kinds = options.kinds === undefined ? sql`1 = 1` : inList(sql.ref('kind'), options.kinds);
+  async claim(kinds: readonly string[], worker: string, leaseMs: number): Promise<Job | undefined> {
+    if (kinds.length === 0) return undefined;
     const skipLocked = sql.raw(this.store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE SKIP LOCKED');
-    return this.store.write('claim jobs', async (trx) => {
+    const ofKind = inList(sql.ref('kind'), kinds);
+    return this.store.write('claim job', async (trx) => {
       const now = this.now();
-      const due = await sql<{ id: unknown }>`SELECT id FROM mk_jobs
-        WHERE state = 'queued' AND run_after <= ${now} AND ${kinds}
-        ORDER BY state, run_after, id LIMIT ${limit} ${skipLocked}`.execute(trx);
-      const rows = [...due.rows];
-      if (rows.length < limit) {
-        // Jobs whose worker's lease ran out (the worker died or hung).
-        const expired = await sql<{ id: unknown }>`SELECT id FROM mk_jobs
-          WHERE state = 'running' AND locked_until < ${now} AND ${kinds}
-          ORDER BY state, locked_until, id LIMIT ${limit - rows.length} ${skipLocked}`.execute(trx);
-        rows.push(...expired.rows);
+      let { rows } = await sql<JobRow>`SELECT ${COLUMNS} FROM mk_jobs WHERE state = 'queued' AND run_after <= ${now} AND ${ofKind}
+        ORDER BY state, run_after, id LIMIT 1 ${skipLocked}`.execute(trx);
+      if (rows.length === 0) {
+        // a job whose worker's lease ran out (the worker died or hung)
+        ({ rows } = await sql<JobRow>`SELECT ${COLUMNS} FROM mk_jobs WHERE state = 'running' AND locked_until < ${now} AND ${ofKind}
+          ORDER BY state, locked_until, id LIMIT 1 ${skipLocked}`.execute(trx));
       }
-      const ids = rows.map((r) => text(r.id));
-      if (ids.length === 0) return [];
-      await sql`UPDATE mk_jobs SET state = 'running', attempts = attempts + 1, locked_by = ${worker},
-        locked_until = ${now + leaseMs}, updated = ${now} WHERE ${inList(sql.ref('id'), ids)}`.execute(trx);
-      const claimed = await sql<JobRow>`SELECT * FROM mk_jobs WHERE ${inList(sql.ref('id'), ids)} ORDER BY run_after, id`.execute(trx);
-      return claimed.rows.map(toJob);
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      await sql`UPDATE mk_jobs SET state = 'running', attempts = attempts + 1, locked_by = ${worker}, locked_until = ${now + leaseMs}, updated = ${now}
+        WHERE id = ${text(row.id)}`.execute(trx);
+      return toJob({ ...row, state: 'running', attempts: num(row.attempts) + 1 });
     });
   }
 
-  /** Marks a job done. 'conflict' when `worker` no longer holds it (lease expired and re-claimed). */
-  async complete(id: string, worker: string): Promise<void> {
-    await this.#finish(id, worker, (trx, now) =>
-      sql`UPDATE mk_jobs SET state = 'done', locked_by = NULL, locked_until = NULL, updated = ${now}
-        WHERE id = ${id} AND state = 'running' AND locked_by = ${worker}`.execute(trx),
+  /** Extends the lease of a running job held by `worker`; 'conflict' when it no longer holds it. */
+  async renew(id: string, worker: string, leaseMs: number): Promise<void> {
+    await this.store.write('renew job', async (trx) => {
+      const now = this.now();
+      const r = await sql`UPDATE mk_jobs SET locked_until = ${now + leaseMs}, updated = ${now}
+        WHERE id = ${id} AND state = 'running' AND locked_by = ${worker}`.execute(trx);
+      if (Number(r.numAffectedRows ?? 0n) === 0) throw new AdapterError('conflict', `job ${id} is not held by ${worker}`);
+    });
+  }
+
+  async complete(id: string): Promise<void> {
+    await this.#update('complete job', (trx, now) =>
+      sql`UPDATE mk_jobs SET state = 'done', locked_by = NULL, locked_until = NULL, dedupe_active = NULL, updated = ${now} WHERE id = ${id}`.execute(trx),
+    );
+  }
+
+  async fail(id: string, error: string, retryAt?: Date): Promise<void> {
+    const message = error.slice(0, 8000);
+    await this.#update('fail job', (trx, now) =>
+      retryAt !== undefined
+        ? sql`UPDATE mk_jobs SET state = 'queued', last_error = ${message}, run_after = ${retryAt.getTime()}, locked_by = NULL, locked_until = NULL, updated = ${now}
+            WHERE id = ${id}`.execute(trx)
+        : sql`UPDATE mk_jobs SET state = 'failed', last_error = ${message}, locked_by = NULL, locked_until = NULL, dedupe_active = NULL, updated = ${now}
+            WHERE id = ${id}`.execute(trx),
     );
   }
 
   /**
-   * Records a failed attempt: the job is queued again after an exponential backoff, or
-   * 'failed' for good once `maxAttempts` is reached. Returns the new state. 'conflict' when
-   * `worker` no longer holds the job.
+   * Records a failed attempt with exponential backoff: queued again after
+   * `backoffDelay(attempts, baseDelayMs)`, or failed for good once `maxAttempts` attempts were
+   * made (default 5). Returns the job's new state.
    */
-  async fail(id: string, worker: string, error: string, options: FailOptions = {}): Promise<'queued' | 'failed'> {
-    const maxAttempts = options.maxAttempts ?? 5;
-    const base = options.baseDelayMs ?? 1000;
-    let state: 'queued' | 'failed' = 'queued';
-    await this.#finish(id, worker, async (trx, now) => {
-      const { rows } = await sql<{ attempts: unknown }>`SELECT attempts FROM mk_jobs WHERE id = ${id} AND state = 'running' AND locked_by = ${worker}`.execute(trx);
-      const attempts = rows[0] === undefined ? 0 : num(rows[0].attempts);
-      state = attempts >= maxAttempts ? 'failed' : 'queued';
-      const runAfter = now + base * 2 ** Math.max(0, attempts - 1);
-      return sql`UPDATE mk_jobs SET state = ${state}, run_after = ${runAfter}, last_error = ${error.slice(0, 4000)},
-        locked_by = NULL, locked_until = NULL, updated = ${now}
-        WHERE id = ${id} AND state = 'running' AND locked_by = ${worker}`.execute(trx);
-    });
-    return state;
+  async failWithBackoff(id: string, error: string, options: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): Promise<'queued' | 'failed'> {
+    const job = await this.get(id);
+    if (job === undefined) throw new AdapterError('not-found', `no job ${id}`);
+    if (job.attempts >= (options.maxAttempts ?? 5)) {
+      await this.fail(id, error);
+      return 'failed';
+    }
+    await this.fail(id, error, new Date(this.now() + backoffDelay(job.attempts, options.baseDelayMs, options.maxDelayMs)));
+    return 'queued';
   }
 
-  /** The job, or undefined. */
   async get(id: string): Promise<Job | undefined> {
-    const { rows } = await this.store.read('get job', (trx) => sql<JobRow>`SELECT * FROM mk_jobs WHERE id = ${id}`.execute(trx));
+    const { rows } = await this.store.read('get job', (trx) => sql<JobRow>`SELECT ${COLUMNS} FROM mk_jobs WHERE id = ${id}`.execute(trx));
     return rows[0] === undefined ? undefined : toJob(rows[0]);
   }
 
-  async #finish(id: string, worker: string, update: (trx: any, now: number) => Promise<{ numAffectedRows?: bigint }>): Promise<void> {
-    await this.store.write('finish job', async (trx) => {
-      const result = await update(trx, this.now());
-      if (Number(result.numAffectedRows ?? 0n) === 0) throw new AdapterError('conflict', `job ${id} is not held by ${worker}`);
+  /** Jobs by kind and state, oldest first (by creation). */
+  async list(filter: { kind?: string; state?: Job['state'] } = {}): Promise<Job[]> {
+    const conditions = [sql`1 = 1`];
+    if (filter.kind !== undefined) conditions.push(sql`kind = ${filter.kind}`);
+    if (filter.state !== undefined) conditions.push(sql`state = ${filter.state}`);
+    const { rows } = await this.store.read('list jobs', (trx) =>
+      sql<JobRow>`SELECT ${COLUMNS} FROM mk_jobs WHERE ${sql.join(conditions, sql` AND `)} ORDER BY created, id`.execute(trx),
+    );
+    return rows.map(toJob);
+  }
+
+  async #update(what: string, run: (trx: Kysely<any>, now: number) => Promise<{ numAffectedRows?: bigint }>): Promise<void> {
+    await this.store.write(what, async (trx) => {
+      await run(trx, this.now());
     });
   }
 }
@@ -150,14 +164,11 @@ function toJob(row: JobRow): Job {
   const job: Job = {
     id: text(row.id),
     kind: text(row.kind),
-    payload: JSON.parse(text(row.payload)),
-    state: text(row.state) as JobState,
+    payload: JSON.parse(text(row.payload)) as unknown,
+    state: text(row.state) as Job['state'],
     attempts: num(row.attempts),
     runAfter: new Date(num(row.run_after)),
   };
-  const lockedBy = textOrNull(row.locked_by);
-  if (lockedBy !== null) job.lockedBy = lockedBy;
-  if (row.locked_until !== null && row.locked_until !== undefined) job.lockedUntil = new Date(num(row.locked_until));
   const lastError = textOrNull(row.last_error);
   if (lastError !== null) job.lastError = lastError;
   return job;

@@ -88,6 +88,7 @@ export function migrations(d: DialectSql): string[][] {
         locked_by    VARCHAR(128),
         locked_until BIGINT,
         last_error   ${long},
+        dedupe_active VARCHAR(255),
         created      BIGINT NOT NULL,
         updated      BIGINT NOT NULL
       )${t}`,
@@ -95,6 +96,8 @@ export function migrations(d: DialectSql): string[][] {
       // would lock every candidate in InnoDB and leave concurrent claimers empty-handed).
       'CREATE INDEX mk_jobs_due ON mk_jobs (state, run_after, id)',
       'CREATE INDEX mk_jobs_lease ON mk_jobs (state, locked_until, id)',
+      // The dedupe key of a queued or running job (NULL once done or failed): at most one each.
+      'CREATE UNIQUE INDEX mk_jobs_dedupe ON mk_jobs (dedupe_active)',
       // Mapping mode: what memberkit keeps for objects of a legacy catalogue (fields the
       // archive lacks, changes made through the node, checksums computed from the bytes).
       `CREATE TABLE mk_overlay (

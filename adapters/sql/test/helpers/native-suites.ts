@@ -2,7 +2,7 @@
 // has its own test file (so they run in parallel) calling this with its name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { buildEventRecord, buildObjectRecord, expectAdapterError, instant, runEventLogSuite, runMetadataAdapterSuite } from '@memberkit/testkit';
+import { buildEventRecord, buildObjectRecord, expectAdapterError, instant, runEventLogSuite, runJobStoreSuite, runMetadataAdapterSuite } from '@memberkit/testkit';
 import { createSqlCatalogue, type SqlCatalogue, type SqlDialectName } from '../../src/index.js';
 import { freshDatabase, MK_TABLES, type FreshDatabase } from './databases.js';
 
@@ -47,6 +47,17 @@ export function runNativeSuites(dialect: SqlDialectName): void {
     },
     async destroy(log) {
       await opened.get(log)?.close();
+    },
+  });
+
+  runJobStoreSuite(`native ${dialect} jobs`, {
+    async create() {
+      const store = await openEmpty();
+      opened.set(store.jobs, store);
+      return store.jobs;
+    },
+    async destroy(jobs) {
+      await opened.get(jobs)?.close();
     },
   });
 
@@ -143,43 +154,37 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       }
     });
 
-    it('jobs: enqueue, claim once across pools, complete, fail with backoff, lease expiry', async () => {
+    it('jobs across two pools: each claimed once, leases expire, backoff', async () => {
       const a = await openEmpty();
       const b = createSqlCatalogue({ dialect, connection: fresh.connection });
       await b.open();
       try {
-        const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => a.jobs.enqueue('replicate', { pid: `p${i}`, n: i })));
-        await a.jobs.enqueue('later', {}, { runAfter: new Date(Date.now() + 3_600_000) });
-        // Concurrent claimers never get one job twice (a claimer may come back empty while
-        // others hold rows); sequential claims then drain the rest.
-        const claimed = (await Promise.all([a, b, a, b, a, b, a, b].map((s, i) => s.jobs.claim(`w${i}`)))).flat();
-        for (let i = 0; i < 10 && claimed.length < 6; i++) claimed.push(...(await (i % 2 ? a : b).jobs.claim(`seq${i}`)));
-        expect(claimed.map((j) => j.id).sort()).toEqual([...ids].sort());
-        expect(new Set(claimed.map((j) => j.id)).size).toBe(6);
-        const first = claimed[0]!;
-        expect(first.state).toBe('running');
-        expect(first.attempts).toBe(1);
-        expect(first.payload).toMatchObject({ pid: expect.stringMatching(/^p\d$/) });
-        await a.jobs.complete(first.id, first.lockedBy!);
-        expect((await a.jobs.get(first.id))?.state).toBe('done');
-        await expectAdapterError(a.jobs.complete(first.id, first.lockedBy!), 'conflict');
-        const second = claimed[1]!;
-        await expectAdapterError(b.jobs.complete(second.id, 'not-the-holder'), 'conflict');
-        expect(await b.jobs.fail(second.id, second.lockedBy!, 'boom', { baseDelayMs: 60_000 })).toBe('queued');
-        const failed = await b.jobs.get(second.id);
-        expect(failed).toMatchObject({ state: 'queued', lastError: 'boom', attempts: 1 });
-        expect(failed!.runAfter.getTime()).toBeGreaterThan(Date.now() + 50_000);
-        expect(await a.jobs.claim('w9')).toEqual([]); // nothing due: backoff and the 'later' job
-        const third = claimed[2]!;
-        expect(await a.jobs.fail(third.id, third.lockedBy!, 'fatal', { maxAttempts: 1 })).toBe('failed');
-        // a lease that ran out is claimed again by another worker
-        const shortLease = await a.jobs.enqueue('short', null);
-        const [held] = await a.jobs.claim('dying-worker', { kinds: ['short'], leaseMs: 1 });
-        expect(held?.id).toBe(shortLease);
+        const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => a.jobs.enqueue('replicate', { pid: `p${i}` })));
+        // concurrent claimers on two pools never get one job twice; a claimer may come back
+        // empty while others hold rows, so drain the rest sequentially
+        const claimed = (await Promise.all([a, b, a, b, a, b, a, b].map((s, i) => s.jobs.claim(['replicate'], `w${i}`, 60_000)))).filter((j) => j !== undefined);
+        for (let i = 0; i < 10 && claimed.length < 6; i++) {
+          const j = await (i % 2 ? a : b).jobs.claim(['replicate'], `seq${i}`, 60_000);
+          if (j) claimed.push(j);
+        }
+        expect(claimed.map((j) => j!.id).sort()).toEqual([...ids].sort());
+        // backoff: queued again later, failed for good after maxAttempts
+        const job = claimed[0]!;
+        expect(await b.jobs.failWithBackoff(job.id, 'boom', { baseDelayMs: 60_000 })).toBe('queued');
+        const retried = (await a.jobs.get(job.id))!;
+        expect(retried).toMatchObject({ state: 'queued', lastError: 'boom', attempts: 1 });
+        expect(retried.runAfter.getTime()).toBeGreaterThan(Date.now() + 50_000);
+        expect(await a.jobs.failWithBackoff(claimed[1]!.id, 'fatal', { maxAttempts: 1 })).toBe('failed');
+        // a lease that ran out is claimed by a worker of the other pool; the old holder cannot renew
+        const short = await a.jobs.enqueue('short', null);
+        expect((await a.jobs.claim(['short'], 'dying', 1))?.id).toBe(short);
         await new Promise((r) => setTimeout(r, 20));
-        const [again] = await b.jobs.claim('rescuer', { kinds: ['short'] });
-        expect(again).toMatchObject({ id: shortLease, attempts: 2, lockedBy: 'rescuer' });
-        await expectAdapterError(a.jobs.complete(shortLease, 'dying-worker'), 'conflict');
+        expect(await b.jobs.claim(['short'], 'rescuer', 60_000)).toMatchObject({ id: short, attempts: 2 });
+        await expectAdapterError(a.jobs.renew(short, 'dying', 60_000), 'conflict');
+        await b.jobs.renew(short, 'rescuer', 60_000);
+        // dedupe under concurrent enqueues on two pools: one live job
+        const keyed = await Promise.all([a, b, a, b].map((s) => s.jobs.enqueue('refresh', {}, { dedupeKey: 'pid:x' })));
+        expect(new Set(keyed).size).toBe(1);
       } finally {
         await a.close();
         await b.close();
