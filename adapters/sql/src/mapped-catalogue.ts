@@ -16,6 +16,7 @@ import {
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { SqlEventLog } from './event-log.js';
+import { SqlJobQueue } from './jobs.js';
 import { compileSource, FormatTranslation, validateMapping, type MappedRow, type SqlMapping } from './mapping.js';
 import { SHALLOW_OFFSET } from './paging.js';
 import { SqlStore, type SqlStoreOptions } from './sql-store.js';
@@ -68,6 +69,8 @@ export interface MappedCatalogue {
   readonly catalogue: SqlMappedCatalogue;
   /** Event log in `mk_events`; readableBy follows the mapped access. */
   readonly eventLog: SqlEventLog;
+  /** Durable jobs in `mk_jobs` of the same database. */
+  readonly jobs: SqlJobQueue;
   readonly store: SqlStore;
   open(): Promise<void>;
   close(): Promise<void>;
@@ -89,6 +92,7 @@ export function createMappedCatalogue(options: MappedCatalogueOptions): MappedCa
   return {
     catalogue,
     eventLog,
+    jobs: new SqlJobQueue(store),
     store,
     async open() {
       await store.open();

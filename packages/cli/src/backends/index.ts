@@ -1,5 +1,6 @@
 import { filesystemStorage, sqliteCatalogue, treeStorage } from './filesystem.js';
 import { S3_STORAGE_BACKENDS } from './s3.js';
+import { sqlCatalogue } from './sql.js';
 import type { CatalogueBackend, StorageBackend } from './types.js';
 
 export type * from './types.js';
@@ -15,6 +16,7 @@ export const STORAGE_BACKENDS: ReadonlyArray<StorageBackend<never>> = [
 
 export const CATALOGUE_BACKENDS: ReadonlyArray<CatalogueBackend<never>> = [
   sqliteCatalogue as CatalogueBackend<never>,
+  sqlCatalogue as CatalogueBackend<never>,
 ];
 
 export function storageBackend(type: string): StorageBackend<never> | undefined {

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { createTreeStorage } from '@memberkit/adapter-filesystem';
+import { createMappedCatalogue, createSqlCatalogue, type SqlMapping } from '@memberkit/adapter-sql';
+import type { CatalogueBackend } from './types.js';
+
+const options = z.object({
+  /** postgres (PostgreSQL 12+), mysql (MySQL 8 / MariaDB 10.6+) or sqlite. */
+  dialect: z.enum(['postgres', 'mysql', 'sqlite']),
+  /**
+   * The database: a URL (`postgres://user@host:5432/db`, `mysql://user:pass@host:3306/db`)
+   * or, for sqlite, a file path (relative to the configuration file). One of connection or
+   * connectionEnv is required.
+   */
+  connection: z.string().min(1).optional(),
+  /** Name of an environment variable holding the connection URL (keeps passwords out of the file). */
+  connectionEnv: z.string().min(1).optional(),
+  /** Pool size per node process (postgres, mysql). Default 10. */
+  poolSize: z.number().int().positive().default(10),
+  /** Migrate memberkit's tables (mk_*) on start. Default true. */
+  migrate: z.boolean().default(true),
+  /**
+   * Mapping mode: a legacy table, view or query published read-only (see the SqlMapping
+   * reference in adapters/sql/README.md). Absent: native mode (memberkit's own catalogue).
+   */
+  mapping: z.looseObject({}).optional(),
+  /**
+   * Mapping mode: the folder the mapping's `location` paths are relative to, read to compute
+   * checksums and sizes the archive lacks (usually the same root as `storage`).
+   */
+  filesRoot: z.string().min(1).optional(),
+}).refine((o) => o.connection !== undefined || o.connectionEnv !== undefined, { message: 'connection or connectionEnv is required' });
+
+/**
+ * Catalogue on PostgreSQL, MySQL/MariaDB or SQLite (@memberkit/adapter-sql): native mode (a
+ * writable catalogue several node processes share) or, with `mapping`, a legacy catalogue.
+ */
+export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
+  type: 'sql',
+  description: 'SQL catalogue on PostgreSQL, MySQL/MariaDB or SQLite (native, or a mapped legacy catalogue)',
+  options,
+  create: (o, ctx) => {
+    let url = o.connection ?? process.env[o.connectionEnv!];
+    if (url === undefined || url === '') throw new Error(`catalogue.connectionEnv: environment variable ${o.connectionEnv} is not set`);
+    if (o.dialect === 'sqlite') url = ctx.resolvePath(url.replace(/^sqlite:(\/\/)?/, ''));
+    const connection = o.dialect === 'postgres' ? { connectionString: url, max: o.poolSize } : o.dialect === 'mysql' ? { uri: url, connectionLimit: o.poolSize } : url;
+    if (o.mapping === undefined) {
+      const s = createSqlCatalogue({ dialect: o.dialect, connection, migrate: o.migrate });
+      return { metadata: s.catalogue, eventLog: s.eventLog, jobs: s.jobs };
+    }
+    const storage = o.filesRoot !== undefined ? createTreeStorage({ root: ctx.resolvePath(o.filesRoot) }) : undefined;
+    const m = createMappedCatalogue({ dialect: o.dialect, connection, migrate: o.migrate, mapping: o.mapping as unknown as SqlMapping, ...(storage ? { storage } : {}) });
+    // The node opens metadata and event log; the files root is opened with the catalogue.
+    const open = m.catalogue.open.bind(m.catalogue);
+    const close = m.catalogue.close.bind(m.catalogue);
+    m.catalogue.open = async () => {
+      await open();
+      await storage?.open?.();
+    };
+    m.catalogue.close = async () => {
+      await storage?.close?.();
+      await close();
+    };
+    return { metadata: m.catalogue, eventLog: m.eventLog, jobs: m.jobs };
+  },
+};
