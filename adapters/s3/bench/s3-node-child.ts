@@ -13,5 +13,5 @@ const node = await startS3Node({
   bucket: 'bucket',
   onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
 });
-process.stdout.write(`memberkit s3 node on ${node.port}\n`);
+process.stdout.write(`writer token ${node.tokens.writer}\nmemberkit s3 node on ${node.port}\n`);
 process.on('SIGTERM', () => void node.stop().finally(() => process.exit(0)));

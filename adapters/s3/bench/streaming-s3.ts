@@ -16,7 +16,8 @@ const GiB = Number(process.argv[2] ?? 1);
 const SIZE = Math.round(GiB * 1024 ** 3);
 const CHUNK = 1 << 20;
 const MiB = 1024 * 1024;
-const TOKEN = 'writer-token-0123456789';
+/** The writer's bearer JWT, printed by the node child. */
+let TOKEN = '';
 
 function block(i: number): Buffer {
   const b = Buffer.allocUnsafe(CHUNK);
@@ -39,6 +40,7 @@ async function startNodeChild(endpoint: string): Promise<{ child: ChildProcess; 
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       output += d.toString();
+      TOKEN = /writer token (\S+)/.exec(output)?.[1] ?? TOKEN;
       const m = /memberkit s3 node on (\d+)/.exec(output);
       if (m) resolve(Number(m[1]));
     });

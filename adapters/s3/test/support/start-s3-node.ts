@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '@memberkit/adapter-filesystem';
-import { createMemberNode, DEFAULT_SCHEDULE, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
+import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
 import { createS3Storage, type S3StorageOptions } from '../../src/index.js';
 
 export interface StartedS3Node {
@@ -30,7 +30,9 @@ export async function startS3Node(s3: Omit<S3StorageOptions, 'prefix'> & { prefi
     admin: 'CN=Node Admin,O=Memberkit Test,C=US,DC=cilogon,DC=org',
     other: 'CN=Other Person,O=Memberkit Test,C=US,DC=cilogon,DC=org',
   };
-  const tokens = { writer: 'writer-token-0123456789', admin: 'admin-token-0123456789', other: 'other-token-0123456789' };
+  const keys = generateTokenKeyPair();
+  const mint = (subject: string) => mintToken(keys.privateKeyPem, { subject, ttlSeconds: 24 * 3600 });
+  const tokens = { writer: await mint(subjects.writer), admin: await mint(subjects.admin), other: await mint(subjects.other) };
   const store = openSqliteStore({ file: join(dir, 'catalogue.sqlite') });
   const storage = createS3Storage({ prefix: `node-${randomBytes(6).toString('hex')}/`, ...s3 });
   const config: CoreConfig = {
@@ -49,8 +51,8 @@ export async function startS3Node(s3: Omit<S3StorageOptions, 'prefix'> & { prefi
       administrators: [subjects.admin],
       cnSubjects: [],
       createPolicy: 'authenticated',
-      localTokens: { [tokens.writer]: subjects.writer, [tokens.admin]: subjects.admin, [tokens.other]: subjects.other },
     },
+    auth: { jwt: { keys: [keys.publicKeyPem] } },
     basePath,
   };
   const node = await createMemberNode(config, { storage, metadata: store.catalogue, eventLog: store.eventLog }, { logger: silentLogger });
