@@ -1,0 +1,118 @@
+import { formatById, type ObjectRecord } from '@memberkit/types';
+import type { ResourceMap, ScienceMetadata } from '@memberkit/science';
+import { parseSolrDate } from './parser.js';
+import { READERS_FIELD } from './schema.js';
+import type { IndexDoc, Relation } from './types.js';
+
+const iso = (d: Date | undefined): string | undefined => (d && !Number.isNaN(d.getTime()) ? d.toISOString() : undefined);
+
+/** A date as a science metadata document writes it ('2010', '2010-05', '2010-05-01', full datetimes) in ISO UTC. */
+export function normalizeDate(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const d = parseSolrDate(value.trim());
+  return d ? d.toISOString() : undefined;
+}
+
+/** Plain text of an XML document: text nodes, entities for the common cases decoded. */
+export function xmlText(xml: string): string {
+  return xml
+    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, ' $1 ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * The index document of a catalogue record: system metadata fields, access fields, and the
+ * science metadata fields when `science` is given (`scienceText`: the document's full text).
+ */
+export function buildDocument(record: ObjectRecord, science?: ScienceMetadata, scienceText?: string): IndexDoc {
+  const sm = record.sysmeta;
+  const rules = sm.accessPolicy?.allow ?? [];
+  const granted = (p: string) => [...new Set(rules.filter((r) => r.permission.includes(p as never)).flatMap((r) => r.subject))];
+  const readers = [...new Set([sm.rightsHolder, ...rules.flatMap((r) => r.subject)])];
+  const format = formatById(sm.formatId);
+  const doc: IndexDoc = {
+    id: sm.identifier,
+    seriesId: sm.seriesId,
+    formatId: sm.formatId,
+    formatType: format?.formatType,
+    size: sm.size,
+    checksum: sm.checksum.value,
+    checksumAlgorithm: sm.checksum.algorithm,
+    submitter: sm.submitter,
+    rightsHolder: sm.rightsHolder,
+    readPermission: granted('read'),
+    writePermission: granted('write'),
+    changePermission: granted('changePermission'),
+    isPublic: rules.some((r) => r.subject.includes('public') && r.permission.length > 0),
+    replicationAllowed: sm.replicationPolicy?.replicationAllowed,
+    obsoletes: sm.obsoletes,
+    obsoletedBy: sm.obsoletedBy,
+    archived: sm.archived === true,
+    dateUploaded: iso(sm.dateUploaded),
+    dateModified: iso(sm.dateSysMetadataModified),
+    datasource: sm.originMemberNode,
+    authoritativeMN: sm.authoritativeMemberNode,
+    replicaMN: (sm.replica ?? []).map((r) => r.replicaMemberNode),
+    fileName: sm.fileName,
+    mediaType: sm.mediaType?.name,
+    serialVersion: sm.serialVersion,
+    [READERS_FIELD]: readers,
+  };
+  const text: string[] = [sm.identifier, sm.fileName ?? ''];
+  if (science) {
+    const first = science.creators[0];
+    const begins = science.temporal.map((t) => normalizeDate(t.begin)).filter((x): x is string => !!x).sort();
+    const ends = science.temporal.map((t) => normalizeDate(t.end ?? t.begin)).filter((x): x is string => !!x).sort();
+    const sp = science.spatial;
+    Object.assign(doc, {
+      title: science.title,
+      abstract: science.abstract,
+      keywords: science.keywords,
+      origin: science.creators.map((c) => c.name),
+      author: first?.name,
+      authorGivenName: first?.givenName,
+      authorSurName: first?.familyName,
+      investigator: science.creators.map((c) => c.familyName).filter((x): x is string => !!x),
+      orcid: science.creators.map((c) => c.orcid).filter((x): x is string => !!x),
+      originator: [...new Set(science.creators.map((c) => c.organization).filter((x): x is string => !!x))],
+      publisher: science.publisher,
+      pubDate: normalizeDate(science.pubDate),
+      beginDate: begins[0],
+      endDate: ends.at(-1),
+      northBoundCoord: sp.length ? Math.max(...sp.map((s) => s.north)) : undefined,
+      southBoundCoord: sp.length ? Math.min(...sp.map((s) => s.south)) : undefined,
+      eastBoundCoord: sp.length ? Math.max(...sp.map((s) => s.east)) : undefined,
+      westBoundCoord: sp.length ? Math.min(...sp.map((s) => s.west)) : undefined,
+      license: science.license?.name ?? science.license?.url,
+    });
+    text.push(science.title ?? '', science.abstract ?? '', ...science.keywords, ...science.creators.map((c) => `${c.name} ${c.organization ?? ''}`));
+    if (scienceText) text.push(scienceText);
+  }
+  doc.text = text.filter(Boolean).join(' ');
+  return doc;
+}
+
+/** The relations a resource map contributes to its members (and to itself). */
+export function resourceMapRelations(mapPid: string, map: ResourceMap): Relation[] {
+  const rels: Relation[] = [];
+  const members = new Set(map.aggregated);
+  for (const m of map.documents) {
+    members.add(m.metadata);
+    members.add(m.data);
+  }
+  for (const pid of members) if (pid !== mapPid) rels.push({ pid, field: 'resourceMap', value: mapPid });
+  for (const { metadata, data } of map.documents) {
+    rels.push({ pid: metadata, field: 'documents', value: data });
+    rels.push({ pid: data, field: 'isDocumentedBy', value: metadata });
+  }
+  return rels;
+}

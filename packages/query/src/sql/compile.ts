@@ -1,0 +1,255 @@
+import { parseSolrDate, type QueryNode } from '../parser.js';
+import { lookupField, MULTI_FIELDS, READERS_FIELD, SINGLE_FIELDS, type FieldDef } from '../schema.js';
+import { InvalidQueryError, type FieldValue, type IndexDoc, type SearchRequest } from '../types.js';
+
+/**
+ * The SQL shared by the SQLite and PostgreSQL indexes. Layout:
+ * - `docs`: one row per document, one column per single-valued field (quoted field name;
+ *   dates as ISO 8601 UTC text, numbers as floating point, booleans as 0/1);
+ * - `mv(pid, field, value, ord, src)`: multi-valued fields (and `_readers`), `src` is '' for
+ *   the document's own values or the PID of the resource map contributing a relation;
+ * - full text per text field: an FTS5 table (SQLite) or tsvector columns (PostgreSQL).
+ * Placeholders are `?`; PostgreSQL numbers them.
+ */
+export interface Dialect {
+  /** A condition matching a text field: a term or phrase (tokenized), or a prefix (last token). */
+  textMatch(field: string, kind: 'phrase' | 'prefix', tokens: string[], params: unknown[]): string;
+  /** Case-sensitive wildcard match of `expr` (pattern: `*`, `?`, \u0001 = literal *, \u0002 = literal ?). */
+  wildcard(expr: string, pattern: string, params: unknown[], caseInsensitive: boolean): string;
+}
+
+export const q = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** Tokens as both full-text engines split them: runs of letters and digits, lower-cased. */
+export function tokenize(value: string): string[] {
+  return (value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 64);
+}
+
+function field(name: string): FieldDef {
+  const d = lookupField(name);
+  if (!d) throw new InvalidQueryError(`undefined field ${name}`);
+  return d;
+}
+
+/** A value of `def`'s type as stored, or an InvalidQueryError. */
+export function storedValue(def: FieldDef, value: string): string | number {
+  switch (def.type) {
+    case 'date': {
+      const d = parseSolrDate(value);
+      if (!d) throw new InvalidQueryError(`invalid date '${value}' for field ${def.name} (e.g. 2020-01-31T00:00:00Z, NOW-1DAY)`);
+      return d.toISOString();
+    }
+    case 'long':
+    case 'double': {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidQueryError(`invalid number '${value}' for field ${def.name}`);
+      return n;
+    }
+    case 'boolean': {
+      const v = value.toLowerCase();
+      if (v !== 'true' && v !== 'false') throw new InvalidQueryError(`invalid boolean '${value}' for field ${def.name} (true or false)`);
+      return v === 'true' ? 1 : 0;
+    }
+    default:
+      return value;
+  }
+}
+
+export class SqlCompiler {
+  constructor(private readonly dialect: Dialect) {}
+
+  /** A boolean SQL condition on `docs d` for the node. */
+  compile(node: QueryNode, params: unknown[]): string {
+    switch (node.kind) {
+      case 'all':
+        return '1=1';
+      case 'bool': {
+        const must: string[] = [];
+        const should: string[] = [];
+        const not: string[] = [];
+        for (const c of node.clauses) {
+          const sql = this.compile(c.node, params);
+          (c.occur === 'must' ? must : c.occur === 'should' ? should : not).push(sql);
+        }
+        const parts = must.map((s) => `(${s})`);
+        if (must.length === 0 && should.length > 0) parts.push(`(${should.map((s) => `(${s})`).join(' OR ')})`);
+        for (const s of not) parts.push(`NOT COALESCE((${s}), FALSE)`);
+        return parts.length ? parts.join(' AND ') : '1=1';
+      }
+      default:
+        return this.leaf(node, params);
+    }
+  }
+
+  private leaf(node: Exclude<QueryNode, { kind: 'all' | 'bool' }>, params: unknown[]): string {
+    const def = field(node.field);
+    const on = (cond: (expr: string) => string): string => {
+      if (!def.multivalued) return cond(`d.${q(def.name)}`);
+      params.push(def.name);
+      return `EXISTS (SELECT 1 FROM mv m WHERE m.pid = d.id AND m.field = ? AND ${cond('m.value')})`;
+    };
+    switch (node.kind) {
+      case 'exists':
+        return on((e) => (def.type === 'text' ? `${e} IS NOT NULL AND ${e} <> ''` : `${e} IS NOT NULL`));
+      case 'term':
+      case 'phrase': {
+        if (def.type === 'text') {
+          const tokens = tokenize(node.value);
+          return tokens.length ? this.dialect.textMatch(def.name, 'phrase', tokens, params) : '1=0';
+        }
+        const v = storedValue(def, node.value);
+        return on((e) => {
+          params.push(v);
+          return `${e} = ?`;
+        });
+      }
+      case 'wildcard': {
+        if (def.type === 'text') {
+          const m = /^([^*?\u0001\u0002]+)\*$/.exec(node.pattern);
+          const tokens = m ? tokenize(m[1]!) : [];
+          if (m && tokens.length) return this.dialect.textMatch(def.name, 'prefix', tokens, params);
+          return on((e) => this.dialect.wildcard(e, `*${node.pattern.toLowerCase()}*`, params, true));
+        }
+        if (def.type !== 'string') throw new InvalidQueryError(`wildcards are only supported on string and text fields (field ${def.name})`);
+        return on((e) => this.dialect.wildcard(e, node.pattern, params, false));
+      }
+      case 'range': {
+        const lower = node.lower === undefined ? undefined : storedValue(def, node.lower);
+        const upper = node.upper === undefined ? undefined : storedValue(def, node.upper);
+        return on((e) => {
+          const parts = [`${e} IS NOT NULL`];
+          if (lower !== undefined) {
+            params.push(lower);
+            parts.push(`${e} ${node.includeLower ? '>=' : '>'} ?`);
+          }
+          if (upper !== undefined) {
+            params.push(upper);
+            parts.push(`${e} ${node.includeUpper ? '<=' : '<'} ?`);
+          }
+          return parts.join(' AND ');
+        });
+      }
+    }
+  }
+
+  /** WHERE clause (without the keyword) for the whole request. */
+  where(req: SearchRequest, params: unknown[]): string {
+    const parts = req.queries.map((n) => `(${this.compile(n, params)})`);
+    if (req.hideArchived) parts.push(`d.${q('archived')} = 0`);
+    if (req.readableBy) {
+      if (req.readableBy.length === 0) parts.push('1=0');
+      else {
+        params.push(READERS_FIELD, ...req.readableBy);
+        parts.push(`EXISTS (SELECT 1 FROM mv r WHERE r.pid = d.id AND r.field = ? AND r.value IN (${req.readableBy.map(() => '?').join(', ')}))`);
+      }
+    }
+    return parts.length ? parts.join(' AND ') : '1=1';
+  }
+
+  orderBy(req: SearchRequest): string {
+    const parts = req.sort.map((s) => {
+      const def = field(s.field);
+      if (!def.sortable) throw new InvalidQueryError(`field ${s.field} is not sortable`);
+      return `d.${q(def.name)} ${s.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+    });
+    if (!req.sort.some((s) => s.field === 'id')) parts.push('d.id ASC');
+    return parts.join(', ');
+  }
+}
+
+/** SQL type of a single-valued field's column. */
+export function columnType(def: FieldDef, dialect: 'sqlite' | 'postgres'): string {
+  if (def.type === 'long' || def.type === 'double') return dialect === 'sqlite' ? 'REAL' : 'double precision';
+  if (def.type === 'boolean') return 'INTEGER';
+  return 'TEXT';
+}
+
+/** Single-valued columns other than id, in a fixed order. */
+export const DOC_COLUMNS = SINGLE_FIELDS.filter((d) => d.name !== 'id');
+
+/** A document's single-valued column values, in DOC_COLUMNS order. */
+export function columnValues(doc: IndexDoc): unknown[] {
+  return DOC_COLUMNS.map((d) => {
+    const v = doc[d.name];
+    const one = Array.isArray(v) ? v[0] : v;
+    if (one === undefined || one === null) return d.name === 'archived' ? 0 : null;
+    if (d.type === 'boolean') return one === true || one === 'true' ? 1 : 0;
+    if (d.type === 'long' || d.type === 'double') return typeof one === 'number' ? one : Number(one);
+    return String(one);
+  });
+}
+
+/** A document's multi-valued rows: [field, value, ord]. */
+export function multiRows(doc: IndexDoc): Array<[string, string, number]> {
+  const rows: Array<[string, string, number]> = [];
+  for (const name of [...MULTI_FIELDS.map((d) => d.name), READERS_FIELD]) {
+    const v = doc[name];
+    if (v === undefined) continue;
+    const list = Array.isArray(v) ? v : [v];
+    const seen = new Set<string>();
+    list.forEach((x) => {
+      const s = String(x);
+      if (seen.has(s)) return;
+      seen.add(s);
+      rows.push([name, s, rows.length]);
+    });
+  }
+  return rows;
+}
+
+/** A docs row (plus its multi-values) back to a document restricted to `fields`. */
+export function rowToDoc(row: Record<string, unknown>, multi: Array<{ field: string; value: string }>, fields: readonly string[]): IndexDoc {
+  const doc: IndexDoc = { id: String(row.id) };
+  for (const name of fields) {
+    const def = lookupField(name);
+    if (!def || !def.returnable || name === 'id') continue;
+    if (def.multivalued) {
+      const values = multi.filter((m) => m.field === name).map((m) => m.value);
+      if (values.length) doc[name] = values;
+      continue;
+    }
+    const v = row[name];
+    if (v === null || v === undefined) continue;
+    let out: FieldValue;
+    if (def.type === 'boolean') out = v === 1 || v === true || v === '1';
+    else if (def.type === 'long') out = Math.trunc(Number(v));
+    else if (def.type === 'double') out = Number(v);
+    else out = String(v);
+    doc[name] = out;
+  }
+  return doc;
+}
+
+/** A facet value as Solr prints it. */
+export function facetValue(def: FieldDef, v: unknown): string {
+  if (def.type === 'boolean') return v === 1 || v === true || v === '1' ? 'true' : 'false';
+  if (def.type === 'long') return String(Math.trunc(Number(v)));
+  return String(v);
+}
+
+/** `*`, `?` pattern to a LIKE pattern with `\` as the escape character. */
+export function likePattern(pattern: string): string {
+  let out = '';
+  for (const ch of pattern) {
+    if (ch === '*') out += '%';
+    else if (ch === '?') out += '_';
+    else if (ch === '\u0001') out += '*';
+    else if (ch === '\u0002') out += '?';
+    else if (ch === '%' || ch === '_' || ch === '\\') out += '\\' + ch;
+    else out += ch;
+  }
+  return out;
+}
+
+/** `*`, `?` pattern to an SQLite GLOB pattern (case-sensitive). */
+export function globPattern(pattern: string): string {
+  let out = '';
+  for (const ch of pattern) {
+    if (ch === '*' || ch === '?') out += ch;
+    else if (ch === '\u0001') out += '[*]';
+    else if (ch === '\u0002') out += '[?]';
+    else if (ch === '[') out += '[[]';
+    else out += ch;
+  }
+  return out;
+}

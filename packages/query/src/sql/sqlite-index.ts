@@ -1,0 +1,192 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { FIELD_BY_NAME, TEXT_FIELDS } from '../schema.js';
+import type { IndexDoc, Relation, SearchIndex, SearchRequest, SearchResult } from '../types.js';
+import { columnType, columnValues, DOC_COLUMNS, facetValue, globPattern, likePattern, multiRows, q, rowToDoc, SqlCompiler, type Dialect } from './compile.js';
+
+export interface SqliteIndexOptions {
+  /** Database file; ':memory:' for a throw-away index. */
+  file: string;
+}
+
+/** FTS5 expression for a phrase (or prefix on the last token) in one column. */
+function ftsExpr(field: string, kind: 'phrase' | 'prefix', tokens: string[]): string {
+  const phrase = `"${tokens.join(' ')}"`;
+  return `${field} : ${phrase}${kind === 'prefix' ? '*' : ''}`;
+}
+
+const dialect: Dialect = {
+  textMatch(field, kind, tokens, params) {
+    params.push(ftsExpr(field, kind, tokens));
+    return `d.rid IN (SELECT rowid FROM fts WHERE fts MATCH ?)`;
+  },
+  wildcard(expr, pattern, params, caseInsensitive) {
+    if (caseInsensitive) {
+      params.push(likePattern(pattern));
+      return `lower(${expr}) LIKE ? ESCAPE '\\'`;
+    }
+    params.push(globPattern(pattern));
+    return `${expr} GLOB ?`;
+  },
+};
+
+/**
+ * The embedded search index: SQLite with FTS5 (bundled with better-sqlite3), in its own
+ * database file (WAL). Synchronous underneath; each write is one transaction.
+ */
+export class SqliteSearchIndex implements SearchIndex {
+  private db: BetterSqlite3.Database | undefined;
+  private readonly compiler = new SqlCompiler(dialect);
+  private stmts!: {
+    upsertDoc: BetterSqlite3.Statement;
+    ridOf: BetterSqlite3.Statement;
+    ftsDelete: BetterSqlite3.Statement;
+    ftsInsert: BetterSqlite3.Statement;
+    mvDeleteOwn: BetterSqlite3.Statement;
+    mvDeleteSrc: BetterSqlite3.Statement;
+    mvInsert: BetterSqlite3.Statement;
+    docDelete: BetterSqlite3.Statement;
+  };
+
+  constructor(private readonly options: SqliteIndexOptions) {}
+
+  private get conn(): BetterSqlite3.Database {
+    if (!this.db) throw new Error('search index is not open');
+    return this.db;
+  }
+
+  async open(): Promise<void> {
+    const db = new BetterSqlite3(this.options.file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    const cols = DOC_COLUMNS.map((d) => `${q(d.name)} ${columnType(d, 'sqlite')}`).join(', ');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS docs (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, ${cols});
+      CREATE TABLE IF NOT EXISTS mv (pid TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, ord INTEGER NOT NULL, src TEXT NOT NULL DEFAULT '');
+      CREATE INDEX IF NOT EXISTS mv_value ON mv (field, value, pid);
+      CREATE INDEX IF NOT EXISTS mv_pid ON mv (pid, field);
+      CREATE INDEX IF NOT EXISTS mv_src ON mv (src) WHERE src <> '';
+      CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${TEXT_FIELDS.join(', ')}, tokenize = 'unicode61 remove_diacritics 2');
+    `);
+    for (const name of ['formatId', 'formatType', 'dateUploaded', 'dateModified', 'seriesId', 'rightsHolder', 'obsoletedBy', 'archived', 'size', 'beginDate', 'endDate']) {
+      db.exec(`CREATE INDEX IF NOT EXISTS docs_${name} ON docs (${q(name)})`);
+    }
+    const colNames = DOC_COLUMNS.map((d) => q(d.name));
+    this.stmts = {
+      upsertDoc: db.prepare(
+        `INSERT INTO docs (id, ${colNames.join(', ')}) VALUES (?, ${colNames.map(() => '?').join(', ')})
+         ON CONFLICT (id) DO UPDATE SET ${colNames.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+      ),
+      ridOf: db.prepare('SELECT rid FROM docs WHERE id = ?').pluck(),
+      ftsDelete: db.prepare('DELETE FROM fts WHERE rowid = ?'),
+      ftsInsert: db.prepare(`INSERT INTO fts (rowid, ${TEXT_FIELDS.join(', ')}) VALUES (?, ${TEXT_FIELDS.map(() => '?').join(', ')})`),
+      mvDeleteOwn: db.prepare("DELETE FROM mv WHERE pid = ? AND src = ''"),
+      mvDeleteSrc: db.prepare('DELETE FROM mv WHERE src = ?'),
+      mvInsert: db.prepare('INSERT INTO mv (pid, field, value, ord, src) VALUES (?, ?, ?, ?, ?)'),
+      docDelete: db.prepare('DELETE FROM docs WHERE rid = ?'),
+    };
+    this.db = db;
+  }
+
+  async close(): Promise<void> {
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  async upsert(doc: IndexDoc): Promise<void> {
+    this.upsertMany([doc]);
+  }
+
+  /** Many documents in one transaction (bulk loads, benchmarks). */
+  upsertMany(docs: readonly IndexDoc[]): void {
+    const s = this.stmts;
+    this.conn.transaction(() => {
+      for (const doc of docs) {
+        s.upsertDoc.run(doc.id, ...columnValues(doc));
+        const rid = s.ridOf.get(doc.id) as number;
+        s.ftsDelete.run(rid);
+        s.ftsInsert.run(rid, ...TEXT_FIELDS.map((f) => (doc[f] === undefined ? null : String(doc[f]))));
+        s.mvDeleteOwn.run(doc.id);
+        for (const [field, value, ord] of multiRows(doc)) s.mvInsert.run(doc.id, field, value, ord, '');
+      }
+    })();
+  }
+
+  async remove(pid: string): Promise<void> {
+    const s = this.stmts;
+    this.conn.transaction(() => {
+      const rid = s.ridOf.get(pid) as number | undefined;
+      if (rid !== undefined) {
+        s.ftsDelete.run(rid);
+        s.docDelete.run(rid);
+      }
+      s.mvDeleteOwn.run(pid);
+      s.mvDeleteSrc.run(pid);
+    })();
+  }
+
+  async setRelations(source: string, relations: readonly Relation[]): Promise<void> {
+    const s = this.stmts;
+    this.conn.transaction(() => {
+      s.mvDeleteSrc.run(source);
+      relations.forEach((r, i) => s.mvInsert.run(r.pid, r.field, r.value, 1_000_000 + i, source));
+    })();
+  }
+
+  async search(req: SearchRequest): Promise<SearchResult> {
+    const db = this.conn;
+    const params: unknown[] = [];
+    const where = this.compiler.where(req, params);
+    const order = this.compiler.orderBy(req);
+    const numFound = Number(db.prepare(`SELECT count(*) FROM docs d WHERE ${where}`).pluck().get(...params));
+    let docs: IndexDoc[] = [];
+    if (req.rows > 0 && numFound > req.start) {
+      const rows = db.prepare(`SELECT d.* FROM docs d WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, req.rows, req.start) as Array<Record<string, unknown>>;
+      const multiFields = req.fields.filter((f) => FIELD_BY_NAME.get(f)?.multivalued);
+      const multi = new Map<string, Array<{ field: string; value: string }>>();
+      if (rows.length && multiFields.length) {
+        const ids = rows.map((r) => String(r.id));
+        const mrows = db
+          .prepare(`SELECT pid, field, value FROM mv WHERE pid IN (${ids.map(() => '?').join(', ')}) AND field IN (${multiFields.map(() => '?').join(', ')}) ORDER BY pid, field, ord`)
+          .all(...ids, ...multiFields) as Array<{ pid: string; field: string; value: string }>;
+        for (const m of mrows) {
+          let list = multi.get(m.pid);
+          if (!list) multi.set(m.pid, (list = []));
+          list.push(m);
+        }
+      }
+      docs = rows.map((r) => rowToDoc(r, multi.get(String(r.id)) ?? [], req.fields));
+    }
+    const result: SearchResult = { numFound, docs };
+    if (req.facet) {
+      result.facets = {};
+      for (const name of req.facet.fields) {
+        const def = FIELD_BY_NAME.get(name)!;
+        const limit = req.facet.limit < 0 ? -1 : req.facet.limit;
+        const sql = def.multivalued
+          ? `SELECT m.value AS v, count(DISTINCT m.pid) AS n FROM mv m JOIN docs d ON d.id = m.pid WHERE m.field = ? AND ${where} GROUP BY m.value HAVING count(DISTINCT m.pid) >= ? ORDER BY n DESC, v ASC LIMIT ?`
+          : `SELECT d.${q(name)} AS v, count(*) AS n FROM docs d WHERE ${where} AND d.${q(name)} IS NOT NULL GROUP BY d.${q(name)} HAVING count(*) >= ? ORDER BY n DESC, v ASC LIMIT ?`;
+        const args = def.multivalued ? [name, ...params, req.facet.minCount, limit] : [...params, req.facet.minCount, limit];
+        const rows = db.prepare(sql).all(...args) as Array<{ v: unknown; n: number }>;
+        result.facets[name] = rows.map((r) => [facetValue(def, r.v), Number(r.n)]);
+      }
+    }
+    return result;
+  }
+
+  async ids(after: string | undefined, limit: number): Promise<string[]> {
+    return this.conn
+      .prepare('SELECT id FROM docs WHERE id > ? ORDER BY id LIMIT ?')
+      .pluck()
+      .all(after ?? '', limit) as string[];
+  }
+
+  async state(key: string): Promise<string | undefined> {
+    return this.conn.prepare('SELECT value FROM state WHERE key = ?').pluck().get(key) as string | undefined;
+  }
+
+  async setState(key: string, value: string): Promise<void> {
+    this.conn.prepare('INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+}
