@@ -1,1 +1,10 @@
-export {};
+export { createViewsExtension, BUILTIN_THEMES, apiBase, type ViewsOptions } from './views-extension.js';
+export { createPackagesExtension, packagePath, type PackagesOptions } from './packages-extension.js';
+export type { Theme, ThemeContext, ThemeOutput } from './theme.js';
+export { defaultTheme, humanSize } from './themes/default.js';
+export { metadataTheme } from './themes/metadata.js';
+export { jsonLdTheme } from './themes/jsonld.js';
+export { gatherLanding, jsonLdOf, citationOf, type LandingPage, type PackageFile } from './landing.js';
+export { PACKAGE_TYPES, planBag, bagZip, type BagPlan, type BagMember, type WithheldMember } from './bag.js';
+export { ZipWriter } from './zip.js';
+export { PackageIndex, scienceServices } from './shared.js';

@@ -1,0 +1,30 @@
+import type { ObjectRecord } from '@memberkit/types';
+import type { LandingPage } from './landing.js';
+
+/** What a theme gets: the object (already authorized for read) and lazy access to the rest. */
+export interface ThemeContext {
+  record: ObjectRecord;
+  /** The landing page data (package, science metadata, files, citation), gathered on first call. */
+  page(): Promise<LandingPage>;
+  /** Bytes of a document the caller may read (bounded; for metadata-sized objects). */
+  bytes(record: ObjectRecord): Promise<Uint8Array>;
+  /** Encoded system metadata of `record` (v2 XML). */
+  systemMetadataXml(record: ObjectRecord): string;
+}
+
+export interface ThemeOutput {
+  body: string | Uint8Array;
+  /** Overrides the theme's media type (e.g. the raw metadata's own). */
+  mediaType?: string;
+}
+
+/**
+ * A view theme: a small module. `name` is the path segment (`/views/{name}/{id}`) and the
+ * option listViews returns; `mediaType` is the Content-Type of what `render` returns.
+ */
+export interface Theme {
+  name: string;
+  description: string;
+  mediaType: string;
+  render(ctx: ThemeContext): Promise<ThemeOutput>;
+}
