@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemberNodeClient } from '@memberkit/client';
 import { startCoordinatingNodeStub } from '@memberkit/testkit';
-import { startNodeProcess, writeConfig } from '../test/support/node-process.js';
+import { startNodeProcess, testToken, writeConfig } from '../test/support/node-process.js';
 
 const GiB = Number(process.argv[2] ?? 1);
 const SIZE = Math.round(GiB * 1024 ** 3);
@@ -26,9 +26,9 @@ function* blocks(): Generator<Buffer> {
 const work = mkdtempSync(join(tmpdir(), 'memberkit-repl-bench-'));
 const cn = await startCoordinatingNodeStub({ subject: CN_SUBJECT });
 try {
-  const tokens = { writer: 'writer-token-0123456789', cn: 'cn-token-0123456789abcdef' };
-  writeConfig(join(work, 'a'), { node: { identifier: 'urn:node:A' }, access: { cnSubjects: [CN_SUBJECT], localTokens: { [tokens.writer]: 'CN=writer', [tokens.cn]: CN_SUBJECT } }, federation: { cnBaseUrl: cn.baseUrl } });
-  writeConfig(join(work, 'b'), { node: { identifier: 'urn:node:B', replicate: true }, access: { cnSubjects: [CN_SUBJECT], localTokens: { [tokens.cn]: CN_SUBJECT } }, federation: { cnBaseUrl: cn.baseUrl } });
+  const tokens = { writer: await testToken('CN=writer'), cn: await testToken(CN_SUBJECT) };
+  writeConfig(join(work, 'a'), { node: { identifier: 'urn:node:A' }, access: { cnSubjects: [CN_SUBJECT] }, federation: { cnBaseUrl: cn.baseUrl } });
+  writeConfig(join(work, 'b'), { node: { identifier: 'urn:node:B', replicate: true }, access: { cnSubjects: [CN_SUBJECT] }, federation: { cnBaseUrl: cn.baseUrl } });
   const a = await startNodeProcess(join(work, 'a'));
   const b = await startNodeProcess(join(work, 'b'));
   for (const [id, n] of [['urn:node:A', a], ['urn:node:B', b]] as const) cn.nodes.set(id, { ...(await new MemberNodeClient({ baseUrl: n.baseUrl }).getCapabilities()), baseURL: n.baseUrl });

@@ -6,8 +6,10 @@ import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNodeProcess, writeConfig } from '../test/support/node-process.js';
+import { startNodeProcess, testToken, writeConfig } from '../test/support/node-process.js';
 import { clientSysmeta } from '../test/support/sysmeta.js';
+
+const WRITER = `Bearer ${await testToken('CN=writer')}`;
 
 const GiB = Number(process.argv[2] ?? 2);
 const SIZE = Math.round(GiB * 1024 ** 3);
@@ -28,7 +30,7 @@ async function upload(port: number, pid: string): Promise<{ status: number; body
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/mn/v2/object', headers: { Authorization: 'Bearer writer-token-0123456789', 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': Buffer.byteLength(head) + SIZE + tailLength } },
+      { host: '127.0.0.1', port, method: 'POST', path: '/mn/v2/object', headers: { Authorization: WRITER, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': Buffer.byteLength(head) + SIZE + tailLength } },
       (res) => {
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString()));

@@ -12,16 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemberNodeClient } from '@memberkit/client';
 import { startCoordinatingNodeStub, type CoordinatingNodeStub } from '@memberkit/testkit';
 import { DataONEException, type SystemMetadata } from '@memberkit/types';
-import { startNodeProcess, writeConfig, type NodeProcess } from './support/node-process.js';
+import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CN_SUBJECT = 'CN=urn:node:CNSTUB,DC=dataone,DC=org';
 const B_SUBJECT = 'CN=urn:node:B,DC=dataone,DC=org';
 const TOKENS = {
-  writer: 'writer-token-0123456789',
-  cn: 'cn-token-0123456789abcdef',
-  nodeB: 'node-b-token-0123456789ab',
-  other: 'other-token-0123456789abc',
+  writer: await testToken('CN=writer'),
+  cn: await testToken(CN_SUBJECT),
+  nodeB: await testToken(B_SUBJECT),
+  other: await testToken('CN=other'),
 };
 
 function sysmeta(pid: string, bytes: Buffer, extra: Partial<SystemMetadata> = {}): SystemMetadata {
@@ -76,13 +76,13 @@ describe('federation: replication between two nodes through a Coordinating Node'
     dirB = join(work, 'b');
     writeConfig(dirA, {
       node: { identifier: 'urn:node:A', subject: 'CN=urn:node:A,DC=dataone,DC=org' },
-      access: { administrators: [], cnSubjects: [CN_SUBJECT], localTokens: { [TOKENS.writer]: 'CN=writer', [TOKENS.cn]: CN_SUBJECT, [TOKENS.nodeB]: B_SUBJECT, [TOKENS.other]: 'CN=other' } },
+      access: { administrators: [], cnSubjects: [CN_SUBJECT] },
       federation: { cnBaseUrl: cn.baseUrl, checkReservations: true },
     });
     writeFileSync(join(work, 'b-token'), TOKENS.nodeB);
     writeConfig(dirB, {
       node: { identifier: 'urn:node:B', subject: B_SUBJECT, replicate: true },
-      access: { administrators: [], cnSubjects: [CN_SUBJECT], localTokens: { [TOKENS.cn]: CN_SUBJECT } },
+      access: { administrators: [], cnSubjects: [CN_SUBJECT] },
       federation: { cnBaseUrl: cn.baseUrl, credentials: { tokenFile: join(work, 'b-token') }, replication: { maxAttempts: 2, retryDelayMs: 200, leaseMs: 1500 } },
     });
     a = await startNodeProcess(dirA);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildUploadSysmeta, createParts, encodeSysmeta, multipartBody, validateXmlDocuments, describeFailures, type XmlDocument,
 } from '@memberkit/testkit';
+import { generateTokenKeyPair, mintToken } from '@memberkit/core';
 import { runCli } from '../packages/cli/src/cli.js';
 import { configSchema } from '../packages/cli/src/config-schema.js';
 import { parseConfig } from '../packages/cli/src/load-config.js';
@@ -23,7 +24,8 @@ const BIN = join(ROOT, 'node_modules', '.bin');
 const WORK = join(ROOT, 'templates', `.generated-${randomBytes(4).toString('hex')}`);
 const ADAPTER_DIR = join(WORK, 'gen-demo');
 const NODE_DIR = join(WORK, 'node-fs');
-const TOKEN = `generator-test-token-${randomBytes(8).toString('hex')}`;
+const TOKEN_KEYS = generateTokenKeyPair();
+const TOKEN = await mintToken(TOKEN_KEYS.privateKeyPem, { subject: 'CN=memberkit developer,DC=local' });
 const WRITER = 'CN=memberkit developer,DC=local';
 
 const children: ChildProcess[] = [];
@@ -157,7 +159,7 @@ describe('memberkit new adapter', () => {
   it('serves a node (npm run serve) that answers getCapabilities and listObjects', async () => {
     const pkg = JSON.parse(readFileSync(join(ADAPTER_DIR, 'package.json'), 'utf8')) as { scripts: { serve: string } };
     const server = await startServer('sh', ['-c', pkg.scripts.serve], ADAPTER_DIR, {
-      PORT: '0', HOST: '127.0.0.1', MEMBERKIT_DEV_DIR: join(WORK, 'dev-node'), MEMBERKIT_DEV_TOKEN: TOKEN, LOG_LEVEL: 'warn',
+      PORT: '0', HOST: '127.0.0.1', MEMBERKIT_DEV_DIR: join(WORK, 'dev-node'), MEMBERKIT_DEV_PUBLIC_KEY: TOKEN_KEYS.publicKeyPem, LOG_LEVEL: 'warn',
     });
     const base = `http://127.0.0.1:${server.port}/mn/v2`;
     const docs: XmlDocument[] = [];

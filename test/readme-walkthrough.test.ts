@@ -1,14 +1,15 @@
 // The README's curl walk-through, run verbatim (bash, curl) against `memberkit serve` on a
-// fresh data folder: the first-run configuration, the dev token, create, get, describe,
+// fresh data folder: the first-run configuration, a token from `memberkit token`, create, get, describe,
 // update, SID resolution, archive and the log must all work exactly as written.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startNodeProcess, type NodeProcess } from './support/node-process.js';
 
-const README = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+const ROOT = join(import.meta.dirname, '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const block = /```bash walkthrough\n([\s\S]*?)```/.exec(README)?.[1];
 
 let work: string;
@@ -17,6 +18,10 @@ let node: NodeProcess;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'memberkit-readme-'));
   node = await startNodeProcess(join(work, 'data'));
+  // The walk-through runs `npm run -s memberkit -- token ...` at the repository root; here
+  // its folder (holding data/) gets the same script, pointing at this checkout.
+  const memberkit = `TSX_TSCONFIG_PATH=${join(ROOT, 'tsconfig.dev.json')} node --conditions=@memberkit/source --import ${join(ROOT, 'node_modules/tsx/dist/loader.mjs')} ${join(ROOT, 'packages/cli/src/bin.ts')}`;
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'readme-walkthrough', private: true, scripts: { memberkit } }));
 });
 afterAll(async () => {
   await node?.stop();

@@ -6,10 +6,10 @@ import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNodeProcess, writeConfig, type NodeProcess } from './support/node-process.js';
+import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 import { clientSysmeta, createForm } from './support/sysmeta.js';
 
-const WRITER = { Authorization: 'Bearer writer-token-0123456789' };
+const WRITER = { Authorization: `Bearer ${await testToken('CN=writer')}` };
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObjectListCodec } from '@memberkit/types';
-import { startNodeProcess, writeConfig, type NodeProcess } from './support/node-process.js';
+import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FILES = 10_000;
@@ -92,7 +92,7 @@ describe('wrap mode over a tree of 10,000 files', () => {
     const form = new FormData();
     form.append('pid', 'new');
     form.append('object', new Blob(['x']));
-    const res = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: 'Bearer writer-token-0123456789' } });
+    const res = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${await testToken('CN=writer')}` } });
     expect(res.status).toBe(501);
     expect(await res.text()).toContain('name="NotImplemented"');
   });

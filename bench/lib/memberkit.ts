@@ -2,11 +2,11 @@
 // configuration (test/support/node-process.ts), and capturing its answers for baselines.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startNodeProcess, writeConfig, type NodeProcess } from '../../test/support/node-process.js';
+import { startNodeProcess, testToken, writeConfig, type NodeProcess } from '../../test/support/node-process.js';
 import { startServerProcess, type ServerProcess } from './common.js';
 
-export const WRITER = 'Bearer writer-token-0123456789';
-export const ADMIN = 'Bearer admin-token-0123456789ab';
+export const WRITER = `Bearer ${await testToken('CN=writer')}`;
+export const ADMIN = `Bearer ${await testToken('CN=admin')}`;
 
 export async function startMemberkit(dir: string, overrides: Record<string, unknown> = {}): Promise<NodeProcess> {
   writeConfig(dir, overrides);

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
-import { createMemberNode, DEFAULT_SCHEDULE, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
+import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
 
 export interface StartedNode {
   baseUrl: string;
@@ -26,7 +26,10 @@ export async function startNode(options: { basePath?: string } = {}): Promise<St
     admin: 'CN=Node Admin,O=Memberkit Test,C=US,DC=cilogon,DC=org',
     other: 'CN=Other Person,O=Memberkit Test,C=US,DC=cilogon,DC=org',
   };
-  const tokens = { writer: 'writer-token-0123456789', admin: 'admin-token-0123456789', other: 'other-token-0123456789' };
+  // Bearer JWTs signed with a key generated for this node, which it trusts.
+  const keys = generateTokenKeyPair();
+  const mint = (subject: string) => mintToken(keys.privateKeyPem, { subject, ttlSeconds: 24 * 3600 });
+  const tokens = { writer: await mint(subjects.writer), admin: await mint(subjects.admin), other: await mint(subjects.other) };
   const store = openSqliteStore({ file: join(dir, 'catalogue.sqlite') });
   const storage = createFilesystemStorage({ root: join(dir, 'objects') });
   // baseURL is only published in the node document; the real port is known after listen.
@@ -46,8 +49,8 @@ export async function startNode(options: { basePath?: string } = {}): Promise<St
       administrators: [subjects.admin],
       cnSubjects: [],
       createPolicy: 'authenticated',
-      localTokens: { [tokens.writer]: subjects.writer, [tokens.admin]: subjects.admin, [tokens.other]: subjects.other },
     },
+    auth: { jwt: { keys: [keys.publicKeyPem] } },
     basePath,
   };
   const node = await createMemberNode(config, { storage, metadata: store.catalogue, eventLog: store.eventLog }, { logger: silentLogger });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateTokenKeyPair, mintToken } from '@memberkit/core';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -15,16 +16,27 @@ export interface NodeProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Write a memberkit.config.json into `dir` (merged over a managed-node default with a writer token). */
+/** The key nodes configured by writeConfig trust for bearer JWTs (generated per test run). */
+const TEST_KEYS = generateTokenKeyPair();
+export const TEST_PUBLIC_KEY_FILE = 'test-jwt-key.pub.pem';
+
+/** A bearer JWT for `subject` that nodes configured by writeConfig accept. */
+export function testToken(subject: string, ttlSeconds = 24 * 3600): Promise<string> {
+  return mintToken(TEST_KEYS.privateKeyPem, { subject, ttlSeconds });
+}
+
+/** Write a memberkit.config.json into `dir` (merged over a managed-node default that trusts testToken's tokens; CN=admin administers). */
 export function writeConfig(dir: string, overrides: Record<string, unknown> = {}): void {
   mkdirSync(dir, { recursive: true });
   const config = {
     node: { identifier: 'urn:node:TEST' },
     server: { port: 0, basePath: '/mn', host: '127.0.0.1' },
-    access: { administrators: ['CN=admin'], localTokens: { 'writer-token-0123456789': 'CN=writer', 'admin-token-0123456789ab': 'CN=admin' } },
+    access: { administrators: ['CN=admin'] },
+    auth: { jwt: { keys: [TEST_PUBLIC_KEY_FILE] } },
     log: { level: 'warn' },
     ...overrides,
   };
+  writeFileSync(join(dir, TEST_PUBLIC_KEY_FILE), TEST_KEYS.publicKeyPem);
   writeFileSync(join(dir, 'memberkit.config.json'), JSON.stringify(config, null, 2));
 }
 

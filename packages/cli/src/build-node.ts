@@ -24,6 +24,7 @@ export function toCoreConfig(config: MemberkitConfig, port: number, resolve: (p:
       baseURL: config.node.baseURL ?? `http://localhost:${port}${basePath}`,
     },
     access: config.access,
+    auth: authConfig(config, resolve),
     basePath,
     maxPageSize: config.limits.maxPageSize,
     ...(config.limits.maxObjectBytes !== undefined ? { maxObjectBytes: config.limits.maxObjectBytes } : {}),
@@ -43,6 +44,32 @@ export function toCoreConfig(config: MemberkitConfig, port: number, resolve: (p:
         }
       : {}),
   };
+}
+
+/** The auth section with its files read (paths relative to the configuration). */
+export function authConfig(config: MemberkitConfig, resolve: (p: string) => string): NonNullable<CoreConfig['auth']> {
+  const a = config.auth;
+  const read = (p: string) => readFileSync(resolve(p), 'utf8');
+  const clientCa = (a.clientCa ?? config.server.tls?.ca ?? []).map(read);
+  return {
+    clientCa,
+    ...(a.proxy ? { proxy: { header: a.proxy.header, trustedProxies: a.proxy.trustedProxies, verifyValue: a.proxy.verifyValue, ...(a.proxy.verifyHeader ? { verifyHeader: a.proxy.verifyHeader } : {}) } } : {}),
+    jwt: {
+      keys: a.jwt.keys.map(read),
+      clockToleranceSeconds: a.jwt.clockToleranceSeconds,
+      ...(a.jwt.issuer ? { issuer: a.jwt.issuer } : {}),
+      ...(a.jwt.algorithms ? { algorithms: a.jwt.algorithms } : {}),
+    },
+    identity: { ...a.identity },
+  };
+}
+
+/** The HTTPS options of `server.tls`, files read. */
+export function tlsOptions(loaded: LoadedConfig): { cert: string; key: string; ca: string[] } | undefined {
+  const tls = loaded.config.server.tls;
+  if (!tls) return undefined;
+  const read = (p: string) => readFileSync(resolvePath(loaded, p), 'utf8');
+  return { cert: read(tls.cert), key: read(tls.key), ca: tls.ca.map(read) };
 }
 
 interface Parts {

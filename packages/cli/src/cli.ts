@@ -1,12 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { serveNode } from '@memberkit/core';
 import { createLogger } from '@memberkit/core';
-import { buildNode, scanOnce } from './build-node.js';
+import { buildNode, scanOnce, tlsOptions } from './build-node.js';
 import { registerNewCommand } from './commands/new.js';
 import { registerFederationCommands } from './commands/federation.js';
-import { CONFIG_FILE_NAME, ConfigError, DEV_TOKEN_FILE, loadConfig } from './load-config.js';
+import { registerTokenCommand } from './commands/token.js';
+import { CONFIG_FILE_NAME, ConfigError, DEV_KEY_FILE, DEV_SUBJECT, loadConfig } from './load-config.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -14,18 +15,17 @@ function port(value: string): number {
   return n;
 }
 
-function firstRunHelp(dataDir: string, url: string): string {
-  const tokenFile = join(dataDir, DEV_TOKEN_FILE);
-  const token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined;
+function firstRunHelp(dataDir: string, url: string, devKey: boolean): string {
   const lines = [
     `memberkit node at ${url}`,
     `  capabilities:  curl ${url}/v2/node`,
     `  list objects:  curl '${url}/v2/object?count=10'`,
   ];
-  if (token) {
+  if (devKey) {
     lines.push(
-      `  write with the local developer token (in ${tokenFile}):`,
-      `    curl -H "Authorization: Bearer $(cat ${tokenFile})" -F pid=my-first-object -F object=@README.md -F sysmeta=@sysmeta.xml ${url}/v2/object`,
+      `  write with a token signed by the local developer key (${join(dataDir, DEV_KEY_FILE)}):`,
+      `    export TOKEN=$(npm run -s memberkit -- token --subject "${DEV_SUBJECT}" ${dataDir})`,
+      `    curl -H "Authorization: Bearer $TOKEN" -F pid=my-first-object -F object=@README.md -F sysmeta=@sysmeta.xml ${url}/v2/object`,
       `  (see README.md for a complete walk-through)`,
     );
   }
@@ -48,11 +48,12 @@ export async function runCli(argv: string[]): Promise<void> {
       if (opts.baseUrl) loaded.config.node.baseURL = opts.baseUrl;
       const listenPort = opts.port ?? loaded.config.server.port;
       const built = await buildNode(loaded, { port: listenPort });
-      const running = await serveNode(built.node, { port: listenPort, hostname: opts.host ?? loaded.config.server.host });
+      const tls = tlsOptions(loaded);
+      const running = await serveNode(built.node, { port: listenPort, hostname: opts.host ?? loaded.config.server.host, ...(tls ? { tls } : {}) });
       if (listenPort === 0) loaded.config.node.baseURL ??= `http://localhost:${running.port}${loaded.config.server.basePath}`;
-      const url = `http://localhost:${running.port}${loaded.config.server.basePath}`;
+      const url = `${tls ? 'https' : 'http'}://localhost:${running.port}${loaded.config.server.basePath}`;
       if (loaded.created) console.log(`wrote a first-run configuration to ${loaded.file}`);
-      console.log(firstRunHelp(loaded.baseDir, url));
+      console.log(firstRunHelp(loaded.baseDir, url, existsSync(join(loaded.baseDir, DEV_KEY_FILE))));
       const stop = async () => {
         built.logger.info({}, 'shutting down');
         await running.close();
@@ -77,6 +78,7 @@ export async function runCli(argv: string[]): Promise<void> {
 
   registerNewCommand(program);
   registerFederationCommands(program);
+  registerTokenCommand(program);
 
   await program.parseAsync(argv);
 }

@@ -32,6 +32,12 @@ export const configSchema = z.object({
     port: z.number().int().min(0).max(65535).default(8080),
     host: z.string().default('0.0.0.0'),
     basePath: z.string().regex(/^(\/[^/]+)*$/, 'basePath must look like /mn (or be empty)').default('/mn'),
+    /**
+     * Serve HTTPS: the server certificate (chain) and key (PEM files), and the CA bundles
+     * (PEM files) client certificates must chain to. Client certificates are requested,
+     * not required. Absent: plain HTTP (behind a proxy that terminates TLS).
+     */
+    tls: z.object({ cert: z.string().min(1), key: z.string().min(1), ca: z.array(z.string().min(1)).default([]) }).optional(),
   }).prefault({}),
   /**
    * Where bytes live: `{ "type": "filesystem", "root": "objects" }` (managed, the default),
@@ -61,8 +67,35 @@ export const configSchema = z.object({
     administrators: z.array(z.string().min(1)).default([]),
     cnSubjects: z.array(z.string().min(1)).default([]),
     createPolicy: z.union([z.literal('authenticated'), z.array(z.string().min(1))]).default('authenticated'),
-    /** Local-use bearer tokens -> subject. A stopgap until certificates and JWTs land. */
-    localTokens: z.record(z.string().min(16, 'local tokens must be at least 16 characters'), z.string().min(1)).default({}),
+  }).prefault({}),
+  /** Who is calling: client certificates (server.tls, or forwarded by a proxy), bearer JWTs, CN lookups. */
+  auth: z.object({
+    /** CA bundles (PEM files) forwarded client certificates must chain to. Default: server.tls.ca. */
+    clientCa: z.array(z.string().min(1)).optional(),
+    /** A client certificate forwarded by a reverse proxy that terminates TLS. */
+    proxy: z.object({
+      header: z.string().min(1).default('x-ssl-client-cert'),
+      /** Addresses or CIDRs of the proxies; the header is ignored from anywhere else. */
+      trustedProxies: z.array(z.string().min(1)).min(1),
+      verifyHeader: z.string().min(1).optional(),
+      verifyValue: z.string().default('SUCCESS'),
+    }).optional(),
+    jwt: z.object({
+      /** Files: PEM certificates (the CN's), SPKI PEM public keys or JWK JSON. */
+      keys: z.array(z.string().min(1)).default([]),
+      issuer: z.string().min(1).optional(),
+      algorithms: z.array(z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])).optional(),
+      clockToleranceSeconds: z.number().int().min(0).default(60),
+    }).prefault({}),
+    identity: z.object({
+      /** CN for getSubjectInfo and the node list. Default: federation.cnBaseUrl. */
+      cnBaseUrl: z.string().url().optional(),
+      lookupSubjectInfo: z.boolean().default(true),
+      cnSubjectsFromNodeList: z.boolean().default(true),
+      useCertificateExtension: z.boolean().default(true),
+      cacheTtlSeconds: z.number().int().positive().default(3600),
+      timeoutMs: z.number().int().positive().default(5000),
+    }).prefault({}),
   }).prefault({}),
   limits: z.object({
     maxObjectBytes: z.number().int().positive().optional(),

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateTokenKeyPair } from '@memberkit/core';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -6,7 +6,10 @@ import { CATALOGUE_BACKENDS, STORAGE_BACKENDS, catalogueBackend, storageBackend 
 import { configSchema, type MemberkitConfig } from './config-schema.js';
 
 export const CONFIG_FILE_NAME = 'memberkit.config.json';
-export const DEV_TOKEN_FILE = 'dev-token';
+/** The first-run configuration's token signing key (private, PEM), beside the configuration. */
+export const DEV_KEY_FILE = 'dev-jwt-key.pem';
+/** Its public key, which the first-run configuration trusts in auth.jwt.keys. */
+export const DEV_PUBLIC_KEY_FILE = 'dev-jwt-key.pub.pem';
 export const DEV_SUBJECT = 'CN=memberkit developer,DC=local';
 
 export class ConfigError extends Error {
@@ -54,8 +57,9 @@ export function parseConfig(raw: unknown, file: string): MemberkitConfig {
 
 /**
  * Load `--config file`, or `{dataDir}/memberkit.config.json`. When neither exists, write a
- * first-run configuration into dataDir: a managed node on files + SQLite, with a
- * generated local token for the developer (written to dataDir/dev-token).
+ * first-run configuration into dataDir: a managed node on files + SQLite whose administrator
+ * is the developer, with a generated key pair (dataDir/dev-jwt-key.pem, .pub.pem) whose
+ * public key the node trusts for bearer JWTs: `memberkit token --subject S` mints them.
  */
 export function loadConfig(options: { dataDir: string; configFile?: string }): LoadedConfig {
   const file = options.configFile ? resolve(options.configFile) : join(resolve(options.dataDir), CONFIG_FILE_NAME);
@@ -63,16 +67,18 @@ export function loadConfig(options: { dataDir: string; configFile?: string }): L
   let created = false;
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
-    const token = randomBytes(24).toString('base64url');
+    const keys = generateTokenKeyPair();
     const initial = {
       node: { identifier: 'urn:node:memberkit-local' },
       server: { port: 8080, basePath: '/mn' },
       storage: { type: 'filesystem', root: 'objects' },
       catalogue: { type: 'sqlite', file: 'memberkit.db' },
-      access: { administrators: [DEV_SUBJECT], localTokens: { [token]: DEV_SUBJECT } },
+      access: { administrators: [DEV_SUBJECT] },
+      auth: { jwt: { keys: [DEV_PUBLIC_KEY_FILE] } },
     };
+    writeFileSync(join(dirname(file), DEV_KEY_FILE), keys.privateKeyPem, { mode: 0o600 });
+    writeFileSync(join(dirname(file), DEV_PUBLIC_KEY_FILE), keys.publicKeyPem, { mode: 0o600 });
     writeFileSync(file, JSON.stringify(initial, null, 2) + '\n', { mode: 0o600 });
-    writeFileSync(join(dirname(file), DEV_TOKEN_FILE), token + '\n', { mode: 0o600 });
     created = true;
   }
   let raw: unknown;

@@ -36,16 +36,62 @@ export interface AccessConfig {
    * groups. Administrators always may.
    */
   createPolicy: 'authenticated' | string[];
+}
+
+/**
+ * How callers are identified (the session). Every source is optional; with none configured
+ * every caller is `public`. See SessionResolver for the order and the conflict rule.
+ */
+export interface AuthConfig {
   /**
-   * Stopgap until certificate and JWT sessions land: bearer tokens configured for local use,
-   * each mapped to the subject it authenticates. Never use in production.
+   * Client certificates (presented in the TLS handshake when the node serves HTTPS itself,
+   * or forwarded by a trusted proxy): the CA certificates (PEM text) they must chain to.
    */
-  localTokens: Record<string, string>;
+  clientCa?: string[];
+  /** A client certificate forwarded by a reverse proxy that terminates TLS. */
+  proxy?: {
+    /** Header carrying the client certificate (PEM, URL-encoded PEM or base64 DER). Default `x-ssl-client-cert`. */
+    header?: string;
+    /** Addresses or CIDRs (IPv4/IPv6) of the proxies whose header is honoured; from anywhere else it is ignored. */
+    trustedProxies: string[];
+    /** Optional header in which the proxy reports its own verification (e.g. `x-ssl-client-verify`). */
+    verifyHeader?: string;
+    /** The value of verifyHeader meaning "verified". Default `SUCCESS`. */
+    verifyValue?: string;
+  };
+  /** Bearer JWTs (`Authorization: Bearer ...`). */
+  jwt?: {
+    /** Keys tokens may be signed with: PEM certificates (the CN's), SPKI PEM public keys or JWK JSON (text). */
+    keys: string[];
+    /** Required issuer (`iss`), when set. */
+    issuer?: string;
+    /** Allowed algorithms. Default RS256/384/512, PS256/384/512, ES256/384/512, EdDSA (never HS* or none). */
+    algorithms?: string[];
+    /** Leeway for exp/nbf, in seconds. Default 60. */
+    clockToleranceSeconds?: number;
+  };
+  /** Equivalent identities, groups and CN subjects. */
+  identity?: {
+    /** CN base URL for getSubjectInfo and listNodes. Default: federation.cnBaseUrl, if any. */
+    cnBaseUrl?: string;
+    /** Ask the CN for the subject information of callers whose credential carries none. Default true when a CN is known. */
+    lookupSubjectInfo?: boolean;
+    /** Add the CN node list's CN subjects to access.cnSubjects. Default true when a CN is known. */
+    cnSubjectsFromNodeList?: boolean;
+    /** Use the SubjectInfo extension of client certificates. Default true. */
+    useCertificateExtension?: boolean;
+    /** How long CN answers are cached, in seconds. Default 3600. */
+    cacheTtlSeconds?: number;
+    /** Timeout of a CN lookup, in milliseconds. Default 5000. */
+    timeoutMs?: number;
+  };
 }
 
 export interface CoreConfig {
   node: NodeIdentity;
   access: AccessConfig;
+  /** Who is calling: certificates, proxy, JWT, CN lookups. Absent: every caller is public. */
+  auth?: AuthConfig;
   /** Path the API is served under (`/mn`): routes are `{basePath}/v1/...` and `{basePath}/v2/...`. */
   basePath: string;
   /** Largest accepted object, in bytes (InsufficientResources beyond). Default: no limit. */

@@ -10,6 +10,8 @@ export interface Session {
   /** Primary subject, equivalent identities, groups, `authenticatedUser` and `public`. */
   subjects: ReadonlySet<string>;
   authenticated: boolean;
+  /** The caller is one of the federation's Coordinating Nodes per the CN's node list. */
+  coordinatingNode?: boolean;
 }
 
 export function publicSession(): Session {

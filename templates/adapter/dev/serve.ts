@@ -1,14 +1,13 @@
 // A development node on this adapter: `npm run serve` (PORT, HOST, MEMBERKIT_DEV_DIR,
-// MEMBERKIT_DEV_TOKEN optional). This file is the composition root, not part of the
+// MEMBERKIT_DEV_PUBLIC_KEY optional). This file is the composition root, not part of the
 // adapter: it may import @memberkit/core (a devDependency); src/ never does.
 //
 // The node's event log is the embedded SQLite one (core-owned state, kept in
 // MEMBERKIT_DEV_DIR, default .memberkit-dev/). YOUR BACKEND: pass your adapter's real
 // options below. With the in-memory starting point, objects live until the process ends.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createLogger, createMemberNode, DEFAULT_SCHEDULE, serveNode, type CoreConfig } from '@memberkit/core';
+import { createLogger, createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, publicKeyOf, serveNode, type CoreConfig } from '@memberkit/core';
 import { openSqliteStore } from '@memberkit/adapter-filesystem';
 import { createTemplateCatalogue, createTemplateStorage } from '../src/index.js';
 
@@ -17,10 +16,14 @@ const host = process.env.HOST ?? '127.0.0.1';
 const basePath = '/mn';
 const dataDir = resolve(process.env.MEMBERKIT_DEV_DIR ?? join(import.meta.dirname, '..', '.memberkit-dev'));
 const developer = 'CN=memberkit developer,DC=local';
-// A local bearer token for writes (a development stopgap; never expose such a node).
-const token = process.env.MEMBERKIT_DEV_TOKEN ?? randomBytes(24).toString('base64url');
 
 mkdirSync(dataDir, { recursive: true });
+// Bearer JWTs for writes: a development key kept in the data folder (plus, optionally, a
+// public key in MEMBERKIT_DEV_PUBLIC_KEY whose tokens are accepted too).
+const keyFile = join(dataDir, 'dev-jwt-key.pem');
+if (!existsSync(keyFile)) writeFileSync(keyFile, generateTokenKeyPair().privateKeyPem, { mode: 0o600 });
+const privateKey = readFileSync(keyFile, 'utf8');
+const token = await mintToken(privateKey, { subject: developer, ttlSeconds: 24 * 3600 });
 const events = openSqliteStore({ file: join(dataDir, 'events.db') });
 const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info' });
 
@@ -36,7 +39,8 @@ const config: CoreConfig = {
     synchronize: false,
     schedule: DEFAULT_SCHEDULE,
   },
-  access: { administrators: [developer], cnSubjects: [], createPolicy: 'authenticated', localTokens: { [token]: developer } },
+  access: { administrators: [developer], cnSubjects: [], createPolicy: 'authenticated' },
+  auth: { jwt: { keys: [publicKeyOf(privateKey), ...(process.env.MEMBERKIT_DEV_PUBLIC_KEY ? [process.env.MEMBERKIT_DEV_PUBLIC_KEY] : [])] } },
   basePath,
 };
 

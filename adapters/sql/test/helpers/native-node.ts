@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
-import { createMemberNode, DEFAULT_SCHEDULE, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
+import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
 import { runNodeSuite } from '@memberkit/testkit';
 import { createSqlCatalogue, type SqlDialectName } from '../../src/index.js';
 import { freshDatabase } from './databases.js';
@@ -19,9 +19,11 @@ export function runNativeNodeSuite(dialect: SqlDialectName): void {
     admin: 'CN=Node Admin,O=Memberkit Test,C=US,DC=cilogon,DC=org',
     other: 'CN=Other Person,O=Memberkit Test,C=US,DC=cilogon,DC=org',
   };
-  const tokens = { writer: 'writer-token-0123456789', admin: 'admin-token-0123456789', other: 'other-token-0123456789' };
+  const tokens = { writer: '', admin: '', other: '' };
 
   async function start() {
+    const keys = generateTokenKeyPair();
+    for (const who of ['writer', 'admin', 'other'] as const) tokens[who] = await mintToken(keys.privateKeyPem, { subject: subjects[who], ttlSeconds: 24 * 3600 });
     const db = await freshDatabase(dialect);
     const dir = await mkdtemp(join(tmpdir(), 'memberkit-sql-node-'));
     const sqlStore = createSqlCatalogue({ dialect, connection: db.connection });
@@ -34,8 +36,8 @@ export function runNativeNodeSuite(dialect: SqlDialectName): void {
       },
       access: {
         administrators: [subjects.admin], cnSubjects: [], createPolicy: 'authenticated',
-        localTokens: { [tokens.writer]: subjects.writer, [tokens.admin]: subjects.admin, [tokens.other]: subjects.other },
       },
+      auth: { jwt: { keys: [keys.publicKeyPem] } },
       basePath: '/mn',
     };
     const node = await createMemberNode(config, { storage, metadata: sqlStore.catalogue, eventLog: sqlStore.eventLog }, { logger: silentLogger });

@@ -42,7 +42,8 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
     (op: Operation, handler: (c: Context, ctx: CallContext, q: QueryParams) => Promise<Response>) =>
     async (c: Context): Promise<Response> => {
       try {
-        const session = services.sessions.resolve(op, c.req.raw.headers);
+        const socket = (c.env as { incoming?: { socket?: import('node:tls').TLSSocket } } | undefined)?.incoming?.socket;
+        const session = await services.sessions.resolve(op, { headers: c.req.raw.headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
         const ctx: CallContext = {
           session,
           ipAddress: clientAddress(c),

@@ -29,7 +29,7 @@ export class AccessControl {
   }
 
   isCoordinatingNode(session: Session): boolean {
-    return [...session.subjects].some((s) => this.cns.has(s));
+    return session.coordinatingNode === true || [...session.subjects].some((s) => this.cns.has(s));
   }
 
   /** Administrators and CNs see and may do everything. */
