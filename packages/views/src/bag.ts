@@ -30,7 +30,10 @@ export interface BagPlan {
   members: BagMember[];
   withheld: WithheldMember[];
   bagitVersion: string;
-  /** Manifest algorithms: sha256 always, plus the algorithms of the members' own checksums. */
+  /**
+   * Manifest algorithms: those of the members' own (system metadata) checksums, so a package
+   * whose members share one algorithm needs no hashing at all; sha256 for an empty package.
+   */
   algorithms: Algorithm[];
 }
 
@@ -72,7 +75,7 @@ export async function planBag(kit: ExtensionKit, ctx: CallContext, mapRecord: Ob
   const members: BagMember[] = [];
   const withheld: WithheldMember[] = [];
   const taken = new Set<string>();
-  const algorithms = new Set<Algorithm>(['sha256']);
+  const algorithms = new Set<Algorithm>();
   for (const pid of map.aggregated) {
     if (pid === mapRecord.sysmeta.identifier) continue;
     const record = await kit.metadata.get(pid);
@@ -88,7 +91,7 @@ export async function planBag(kit: ExtensionKit, ctx: CallContext, mapRecord: Ob
     if (alg) algorithms.add(alg);
     members.push({ pid, record, path: uniquePath(taken, 'data', payloadName(record)) });
   }
-  return { map: mapRecord, members, withheld, bagitVersion, algorithms: [...algorithms].sort() };
+  return { map: mapRecord, members, withheld, bagitVersion, algorithms: algorithms.size ? [...algorithms].sort() : ['sha256'] };
 }
 
 function digestsOf(data: Uint8Array, algorithms: readonly Algorithm[]): Record<string, string> {
@@ -107,6 +110,8 @@ function oneLine(s: string): string {
 export interface BagStreamHooks {
   /** Called as each member starts streaming (after its bytes were opened). */
   onMember?(member: BagMember): Promise<void> | void;
+  /** Hash every member with its own algorithm too and fail the stream on a mismatch (costs CPU; default off). */
+  verify?: boolean;
   /** Called when a member's bytes do not match its system metadata checksum (the stream then fails). */
   onCorrupt?(member: BagMember, expected: string, actual: string): void;
 }
@@ -140,22 +145,27 @@ export async function* bagZip(kit: ExtensionKit, plan: BagPlan, hooks: BagStream
       continue;
     }
     await hooks.onMember?.(member);
-    const hashes = new Map<Algorithm, Hash>(plan.algorithms.map((a) => [a, createHash(a)]));
+    // The member's own checksum is its system metadata's (verified when the node stored it);
+    // other manifest algorithms, and the own one when verifying, are computed as bytes flow.
+    const ownAlg = SYSMETA_ALGORITHMS[member.record.sysmeta.checksum.algorithm.toUpperCase()];
+    const own = member.record.sysmeta.checksum.value.toLowerCase();
+    const computed = plan.algorithms.filter((a) => a !== ownAlg || hooks.verify);
+    if (hooks.verify && ownAlg && !computed.includes(ownAlg)) computed.push(ownAlg);
+    const hashes = new Map<Algorithm, Hash>(computed.map((a) => [a, createHash(a)]));
     try {
-      yield* zip.stream(member.path, content.stream as AsyncIterable<Uint8Array>, member.record.sysmeta.size, (chunk) => {
+      yield* zip.stream(member.path, content.stream as AsyncIterable<Uint8Array>, member.record.sysmeta.size, hashes.size ? (chunk) => {
         for (const h of hashes.values()) h.update(chunk);
-      });
+      } : undefined);
     } finally {
       content.stream.destroy();
     }
-    const digests = Object.fromEntries([...hashes].map(([a, h]) => [a, h.digest('hex')]));
-    const expectedAlg = SYSMETA_ALGORITHMS[member.record.sysmeta.checksum.algorithm.toUpperCase()];
-    const expected = member.record.sysmeta.checksum.value.toLowerCase();
-    if (expectedAlg && digests[expectedAlg] !== expected) {
-      hooks.onCorrupt?.(member, expected, digests[expectedAlg] ?? '');
+    const digests: Record<string, string> = Object.fromEntries([...hashes].map(([a, h]) => [a, h.digest('hex')]));
+    if (ownAlg && hooks.verify && digests[ownAlg] !== own) {
+      hooks.onCorrupt?.(member, own, digests[ownAlg] ?? '');
       // The bytes already sent cannot be taken back: fail the download rather than deliver a bag whose manifest would lie.
       throw new Error(`the bytes of '${member.pid}' do not match its ${member.record.sysmeta.checksum.algorithm} checksum`);
     }
+    if (ownAlg) digests[ownAlg] = own;
     payload.push([member.path, digests]);
     payloadBytes += member.record.sysmeta.size;
     payloadFiles++;

@@ -7,6 +7,11 @@ import { refOf, scienceServices, type ScienceServices } from './shared.js';
 
 export interface PackagesOptions {
   science?: ScienceCache;
+  /**
+   * Recompute each member's own checksum while streaming and abort the download on a mismatch
+   * (default false: manifests carry the system metadata checksums the node verified at upload).
+   */
+  verifyChecksums?: boolean;
   /** Record a `read` event for each member as it is streamed (default true): a package is a download of its members. */
   logMemberReads?: boolean;
 }
@@ -76,6 +81,7 @@ export function createPackagesExtension(options: PackagesOptions = {}): NodeExte
             kit,
             plan,
             {
+              verify: options.verifyChecksums ?? false,
               onMember: logReads ? (m) => kit.events.record(ctx, 'read', m.pid) : undefined,
               onCorrupt: (m, expected, actual) => kit.logger.error({ pid: m.pid, expected, actual }, 'package member does not match its checksum; package download aborted'),
             },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemberNodeClient } from '@memberkit/client';
 import { sysmeta, startViewsNode, type ViewsNode } from './support/node.js';
@@ -152,7 +153,11 @@ describe('MNView and MNPackage on a real node', () => {
       expect(entries.get('bagit.txt')!.data.toString()).toContain(type.endsWith('1.0') ? 'BagIt-Version: 1.0' : 'BagIt-Version: 0.97');
       expect(names).toContain('manifest-md5.txt');
       expect(names).toContain('manifest-sha256.txt');
+      expect(names).toContain('tagmanifest-md5.txt');
       expect(names).toContain('tagmanifest-sha256.txt');
+      // Manifests carry the members' own checksums (system metadata); the other algorithm is computed.
+      expect(entries.get('manifest-md5.txt')!.data.toString()).toContain(`${createHash('md5').update(files.csv).digest('hex')}  data/toolik_soil_2016_2019.csv`);
+      expect(entries.get('manifest-sha256.txt')!.data.toString()).toContain(`${createHash('sha256').update(files.pdf).digest('hex')}  data/calibration notes.pdf`);
     }
     // The writer may read everything: nothing withheld.
     const all = unzip(Buffer.from(await (await get(`/v2/packages/application%2Fbagit-097/${enc(PIDS.map)}`, node.tokens.writer)).arrayBuffer()));

@@ -41,9 +41,15 @@ const CoverageMap: FC<{ boxes: NonNullable<LandingPage['metadata']>['spatial'] }
       <line x1={-180} y1={y} x2={180} y2={y} stroke="#cfdde6" stroke-width="0.6" />
     ))}
     {boxes.map((b) => {
-      const w = Math.max(2, b.east - b.west);
-      const h = Math.max(2, b.north - b.south);
-      return <rect x={b.west} y={-b.north} width={w} height={h} fill="rgba(11,110,153,.35)" stroke="#0b6e99" stroke-width="1.2" />;
+      const w = Math.max(0, b.east - b.west);
+      const h = Math.max(0, b.north - b.south);
+      // Small areas get a marker too, so a field site is visible at world scale.
+      return (
+        <>
+          <rect x={b.west} y={-b.north} width={Math.max(1, w)} height={Math.max(1, h)} fill="rgba(11,110,153,.35)" stroke="#0b6e99" stroke-width="1.2" />
+          {w < 8 && h < 8 ? <circle cx={b.west + w / 2} cy={-(b.north + b.south) / 2} r={5} fill="none" stroke="#d9480f" stroke-width="1.5" /> : null}
+        </>
+      );
     })}
   </svg>
 );
@@ -91,7 +97,7 @@ const Landing: FC<{ page: LandingPage }> = ({ page }) => {
         <header class="top">DataONE Member Node · memberkit</header>
         <main>
           <article>
-            <p class="kind">{page.mapRecord ? 'Dataset' : 'Object'}</p>
+            <p class="kind">{page.mapRecord && page.mapRecord !== page.record && page.metadataRecord !== page.record ? `File in dataset` : page.mapRecord ? 'Dataset' : 'Object'}</p>
             <h1 id="title">{page.title}</h1>
             {md?.creators.length ? (
               <ul class="creators" id="creators">
@@ -206,7 +212,7 @@ const Landing: FC<{ page: LandingPage }> = ({ page }) => {
                   <dd>{page.versions.seriesId}</dd>
                 </>
               ) : null}
-              {md?.alternateIdentifiers.map((a) => (
+              {(page.metadataRecord === page.record || page.mapRecord === page.record ? (md?.alternateIdentifiers ?? []) : []).map((a) => (
                 <>
                   <dt>Also known as</dt>
                   <dd>{a}</dd>

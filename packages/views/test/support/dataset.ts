@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { MemberNodeClient } from '@memberkit/client';
 import { resourceMap, sysmeta, type ViewsNode } from './node.js';
@@ -33,7 +34,7 @@ export async function loadDataset(node: ViewsNode): Promise<{ csv: Buffer; pdf: 
   const map = resourceMap(PIDS.map, PIDS.eml, [PIDS.csv, PIDS.pdf, PIDS.restricted]);
   await client.create(PIDS.eml, EML, sysmeta(PIDS.eml, EML, { formatId: EML_FORMAT, fileName: 'toolik_soil_metadata.xml', seriesId: 'doi:10.18739/A2KW57K2P' }));
   await client.create(PIDS.csv, data, sysmeta(PIDS.csv, data, { formatId: 'text/csv', fileName: 'toolik_soil_2016_2019.csv' }));
-  await client.create(PIDS.pdf, pdf, sysmeta(PIDS.pdf, pdf, { formatId: 'application/pdf', fileName: 'calibration notes.pdf' }));
+  await client.create(PIDS.pdf, pdf, sysmeta(PIDS.pdf, pdf, { formatId: 'application/pdf', fileName: 'calibration notes.pdf', checksum: { algorithm: 'SHA-256', value: createHash('sha256').update(pdf).digest('hex') } }));
   await client.create(PIDS.restricted, restricted, sysmeta(PIDS.restricted, restricted, { formatId: 'text/plain', accessPolicy: undefined }));
   await client.create(PIDS.map, map, sysmeta(PIDS.map, Buffer.from(map), { formatId: ORE_FORMAT }));
   return { csv: data, pdf, restricted, map };
