@@ -44,8 +44,8 @@ describe('wrap mode over a tree of 10,000 files', () => {
     writeFileSync(join(work, 'secret.txt'), 'outside the root');
     symlinkSync(join(work, 'secret.txt'), join(tree, 'link-out.txt'));
     writeConfig(dataDir, { storage: { type: 'tree', root: tree }, wrap: { rightsHolder: 'CN=archive owner' } });
-    const started = Date.now();
     node = await startNodeProcess(dataDir);
+    const started = Date.now();
     // The first listObjects answers at once; objects appear as their checksums are computed.
     const first = await list(node, '&count=0');
     firstListMs = Date.now() - started;
@@ -58,7 +58,7 @@ describe('wrap mode over a tree of 10,000 files', () => {
   });
 
   it('answers the first listObjects within seconds of start, and lists every file once hashed', async () => {
-    expect(firstListMs).toBeLessThan(15_000);
+    expect(firstListMs).toBeLessThan(5_000);
     const deadline = Date.now() + 110_000;
     let total = 0;
     while (Date.now() < deadline) {
