@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTreeStorage } from '@memberkit/adapter-filesystem';
-import { createMemberNode, DEFAULT_SCHEDULE, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
+import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
 import { expectAdapterError, runMetadataAdapterSuite } from '@memberkit/testkit';
 import { ObjectListCodec, SystemMetadataCodec } from '@memberkit/types';
 import { createMappedCatalogue, type MappedCatalogue, type SqlDialectName } from '../../src/index.js';
 import { freshDatabase, type FreshDatabase } from './databases.js';
 import { createLegacyArchive, FILES, legacyMapping } from './legacy.js';
+
+const TOKEN_KEYS = generateTokenKeyPair();
+const ADMIN_TOKEN = await mintToken(TOKEN_KEYS.privateKeyPem, { subject: 'CN=admin', ttlSeconds: 24 * 3600 });
 
 const enc = encodeURIComponent;
 
@@ -37,7 +40,8 @@ export function runMappingSuite(dialect: SqlDialectName): void {
         baseURL: 'http://127.0.0.1/mn', subject: 'CN=urn:node:LEGACY,DC=dataone,DC=org', contactSubject: ['CN=admin'],
         replicate: false, synchronize: true, schedule: DEFAULT_SCHEDULE,
       },
-      access: { administrators: ['CN=admin'], cnSubjects: [], createPolicy: 'authenticated', localTokens: { 'admin-token-000000': 'CN=admin' } },
+      access: { administrators: ['CN=admin'], cnSubjects: [], createPolicy: 'authenticated' },
+      auth: { jwt: { keys: [TOKEN_KEYS.publicKeyPem] } },
       basePath: '/mn',
     };
     const node = await createMemberNode(config, { storage, metadata: mapped.catalogue, eventLog: mapped.eventLog }, { logger: silentLogger });
@@ -60,7 +64,7 @@ export function runMappingSuite(dialect: SqlDialectName): void {
     return ObjectListCodec.decode(await res.text());
   };
   const meta = async (pid: string) => {
-    const res = await fetch(`${base}/v2/meta/${enc(pid)}`, { headers: { Authorization: 'Bearer admin-token-000000' } });
+    const res = await fetch(`${base}/v2/meta/${enc(pid)}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(res.status, await res.clone().text()).toBe(200);
     return SystemMetadataCodec.decode(await res.text());
   };
@@ -71,7 +75,7 @@ export function runMappingSuite(dialect: SqlDialectName): void {
       const publicList = await listing();
       expect(publicList.total).toBe(FILES.length - 1); // ds-200 is private
       expect(ids(publicList)).toEqual(['ds-100.v1/obs.csv', 'ds-300.v1/map.png', 'ds-100.v2/obs.csv', 'ds-100.v3/obs.csv', 'ds-100.v3/readme.txt']);
-      const all = await listing('', 'admin-token-000000');
+      const all = await listing('', ADMIN_TOKEN);
       expect(all.total).toBe(FILES.length);
       expect(ids(all)).toContain('ds-200.v1/secret.csv');
       const csv = await listing('&formatId=text%2Fcsv');
@@ -142,7 +146,7 @@ export function runMappingSuite(dialect: SqlDialectName): void {
     });
 
     it('records events in memberkit tables, filtered by the mapped access', async () => {
-      const res = await fetch(`${base}/v2/log?count=100`, { headers: { Authorization: 'Bearer admin-token-000000' } });
+      const res = await fetch(`${base}/v2/log?count=100`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(res.status).toBe(200);
       const { entries } = await mapped.eventLog.query({ start: 0, count: 100 });
       expect(entries.some((e) => e.event === 'read' && e.identifier === 'ds-100.v1/obs.csv')).toBe(true);
