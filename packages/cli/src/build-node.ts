@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { createLogger, createMemberNode, type CoreConfig, type Logger, type MemberNode } from '@memberkit/core';
 import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type Scanner, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { resolvePath, type LoadedConfig } from './load-config.js';
@@ -133,7 +134,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   const node = await createMemberNode(
     toCoreConfig(config, options.port, (p) => resolvePath(loaded, p)),
     { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
-    { logger },
+    { logger, extensions: [...(config.extensions.views ? [createViewsExtension()] : []), ...(config.extensions.packages ? [createPackagesExtension()] : [])] },
   );
   let scanner: Scanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;

@@ -127,6 +127,13 @@ export const configSchema = z.object({
     /** Check identifier reservations with the CN on create and update. */
     checkReservations: z.boolean().default(true),
   }).optional(),
+  /** Optional Member Node APIs, each listed in the capabilities when on. */
+  extensions: z.object({
+    /** MNView: landing pages (GET /views/{theme}/{id}) and listViews. */
+    views: z.boolean().default(true),
+    /** MNPackage: BagIt zips of resource maps (GET /packages/{type}/{id}). */
+    packages: z.boolean().default(true),
+  }).prefault({}),
   log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
 });
 
