@@ -36,6 +36,10 @@ function describeIssues(error: z.ZodError, file: string): string {
 }
 
 export function parseConfig(raw: unknown, file: string): MemberkitConfig {
+  const access = (raw as { access?: Record<string, unknown> } | undefined)?.access;
+  if (access && typeof access === 'object' && 'localTokens' in access) {
+    throw new ConfigError(`invalid configuration in ${file}:\n  - access.localTokens: removed; trust a key in auth.jwt.keys and mint tokens with \`memberkit token --subject S\` (see README "Who is calling")`);
+  }
   const result = configSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(describeIssues(result.error, file));
   const config = result.data;
