@@ -2,7 +2,7 @@ import { constants as fsConstants } from 'node:fs';
 import { lstat, mkdir, open, opendir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { addAbortSignal, Transform, type TransformCallback } from 'node:stream';
+import { addAbortSignal, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AdapterError,
@@ -34,6 +34,10 @@ const OBJECTS = 'objects';
 const TMP = 'tmp';
 const TEMP_SUFFIX = '.part';
 const HOUR = 60 * 60 * 1000;
+/** Read size for serving bytes. */
+const READ_CHUNK = 1024 * 1024;
+/** Bytes an upload may buffer ahead of the disk while a write is in flight. */
+const WRITE_BUFFER = 256 * 1024;
 
 /**
  * Managed (writable) storage in a local directory.
@@ -133,7 +137,10 @@ export class FilesystemStorageAdapter implements StorageAdapter {
         return undefined;
       }
       const range = resolveRange(options?.range, st.size);
-      const stream = handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      // 1 MiB reads (default 64 KiB): fewer syscalls and event-loop turns per byte served. An
+      // explicit end keeps small files from allocating a whole 1 MiB buffer per read.
+      const bounds = range ? { start: range.start, end: range.end } : st.size > 0 ? { start: 0, end: st.size - 1 } : {};
+      const stream = handle.createReadStream({ ...bounds, highWaterMark: READ_CHUNK });
       if (options?.signal) addAbortSignal(options.signal, stream);
       return { stream, length: range ? range.end - range.start + 1 : st.size, size: st.size };
     } catch (e) {
@@ -145,12 +152,13 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   async write(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite> {
     throwIfAborted(options?.signal);
     const tmpPath = join(this.root, TMP, randomBytes(16).toString('hex') + TEMP_SUFFIX);
-    const hasher = new HashingCounter(options?.maxBytes);
+    let sink: HashingFileWriter | undefined;
     this.activeTemps.add(tmpPath);
     try {
-      const handle = await open(tmpPath, 'wx', 0o644);
-      const out = handle.createWriteStream();
-      await pipeline(source, hasher, out, options?.signal ? { signal: options.signal } : {});
+      sink = new HashingFileWriter(await open(tmpPath, 'wx', 0o644), options?.maxBytes);
+      const max = options?.maxBytes;
+      const checked = max === undefined ? source : limitBytes(source, max);
+      await pipeline(checked, sink, options?.signal ? { signal: options.signal } : {});
     } catch (e) {
       this.activeTemps.delete(tmpPath);
       await rm(tmpPath, { force: true }).catch(() => undefined);
@@ -159,7 +167,7 @@ export class FilesystemStorageAdapter implements StorageAdapter {
       // A source's own error is rethrown as is; local disk trouble becomes an AdapterError.
       throw code && ['ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE', 'EIO', 'EACCES', 'EROFS'].includes(code) ? fsError(e, 'write') : e;
     }
-    return new FilesystemPendingWrite(this, tmpPath, hasher.size, hasher.digests());
+    return new FilesystemPendingWrite(this, tmpPath, sink.size, sink.digests());
   }
 
   async delete(key: StorageKey, options?: { signal?: AbortSignal }): Promise<void> {
@@ -326,30 +334,93 @@ class FilesystemPendingWrite implements PendingWrite {
   }
 }
 
-/** Passes bytes through unchanged while counting them and feeding MD5, SHA-1 and SHA-256. */
-class HashingCounter extends Transform {
+/**
+ * Writes bytes to an open file while counting them and feeding MD5, SHA-1 and SHA-256, in one
+ * stage: each batch of chunks is handed to the file (thread pool) and hashed on this thread
+ * meanwhile, so disk and hashing overlap. Buffered chunks are written together (writev).
+ */
+class HashingFileWriter extends Writable {
   size = 0;
   private readonly hashes = CHECKSUM_ALGORITHMS.map((a) => [a, createChecksumHash(a)] as const);
+  private closing: Promise<void> | undefined;
 
-  constructor(private readonly maxBytes: number | undefined) {
-    super();
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly maxBytes: number | undefined,
+  ) {
+    super({ highWaterMark: WRITE_BUFFER });
   }
 
-  override _transform(chunk: Buffer | Uint8Array | string, _enc: BufferEncoding, callback: TransformCallback): void {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    this.size += bytes.byteLength;
-    if (this.maxBytes !== undefined && this.size > this.maxBytes) {
+  override _write(chunk: Buffer, _enc: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.writeBatch([chunk], callback);
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, callback: (error?: Error | null) => void): void {
+    this.writeBatch(chunks.map((c) => c.chunk), callback);
+  }
+
+  private writeBatch(buffers: Buffer[], callback: (error?: Error | null) => void): void {
+    let bytes = 0;
+    for (const b of buffers) bytes += b.byteLength;
+    if (this.maxBytes !== undefined && this.size + bytes > this.maxBytes) {
+      // Chunks before the one that crosses the limit count, as a chunk-by-chunk check would.
       callback(new AdapterError('invalid', `the object is larger than the limit of ${this.maxBytes} bytes`));
       return;
     }
-    for (const [, h] of this.hashes) h.update(bytes);
-    callback(null, bytes);
+    this.size += bytes;
+    const written = writeFully(this.handle, buffers, bytes);
+    for (const b of buffers) for (const [, h] of this.hashes) h.update(b);
+    written.then(() => callback(), callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.close().then(() => callback(), callback);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.close().then(
+      () => callback(error),
+      () => callback(error),
+    );
+  }
+
+  private close(): Promise<void> {
+    this.closing ??= this.handle.close();
+    return this.closing;
   }
 
   digests(): Record<ChecksumAlgorithmName, string> {
     const out = {} as Record<ChecksumAlgorithmName, string>;
     for (const [a, h] of this.hashes) out[a] = h.digest('hex');
     return out;
+  }
+}
+
+/** `source`, failing with 'invalid' as soon as more than `maxBytes` have arrived. */
+async function* limitBytes(source: AsyncIterable<Uint8Array>, maxBytes: number): AsyncIterable<Uint8Array> {
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new AdapterError('invalid', `the object is larger than the limit of ${maxBytes} bytes`);
+    yield chunk;
+  }
+}
+
+/** writev until every byte is written (a short write continues where it stopped). */
+async function writeFully(handle: FileHandle, buffers: Buffer[], total: number): Promise<void> {
+  let done = (await handle.writev(buffers)).bytesWritten;
+  while (done < total) {
+    let skip = done;
+    const rest: Buffer[] = [];
+    for (const b of buffers) {
+      if (skip >= b.byteLength) {
+        skip -= b.byteLength;
+        continue;
+      }
+      rest.push(skip > 0 ? b.subarray(skip) : b);
+      skip = 0;
+    }
+    done += (await handle.writev(rest)).bytesWritten;
   }
 }
 

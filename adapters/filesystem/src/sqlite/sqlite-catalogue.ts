@@ -11,6 +11,7 @@ import {
 } from '@memberkit/types';
 import { isIdentifierCollision } from './errors.js';
 import { checkSlice, expandWhere, READABLE_BY, SHALLOW_OFFSET, type SqlFilter } from './sql-filter.js';
+import { PageCache, snapshotVersion } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { epochMs, reviveSysmeta, serializeSysmeta } from './sysmeta-json.js';
 
@@ -18,6 +19,11 @@ interface RecordRow {
   sysmeta: string;
   storage_key: string;
   is_replica: number;
+}
+
+interface PageRow extends RecordRow {
+  page_order: number;
+  page_id: string;
 }
 
 interface MemberRow {
@@ -61,6 +67,8 @@ const REPLACE_OBJECT = `UPDATE objects SET series_id = @series_id, format_id = @
 export class SqliteCatalogue implements MetadataAdapter {
   readonly capabilities: MetadataCapabilities = { write: true };
 
+  readonly #pages = new PageCache();
+
   constructor(readonly store: SqliteStore) {}
 
   async open(): Promise<void> {
@@ -98,25 +106,54 @@ export class SqliteCatalogue implements MetadataAdapter {
   /**
    * Listing order dateSysMetadataModified then PID. Items are fetched with a deferred join:
    * the page's PIDs come from a walk of a covering index (OFFSET never touches table rows),
-   * then only those rows are read. Total and items come from one read snapshot.
+   * then only those rows are read. Total and items come from one read snapshot. While the
+   * database is unchanged, the total of a filter is remembered and the page that follows the
+   * previous one starts from its last row (keyset) instead of skipping `start` rows.
    */
   async list(query: ObjectQuery): Promise<ObjectPage> {
     checkSlice(query.start, query.count);
     const filter = objectFilter(query);
     const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
+    const cacheKey = JSON.stringify([where, filter.params]);
     return this.store.transaction('deferred', 'list objects', () => {
-      const countSql = `SELECT count(*) AS n FROM objects o ${expandWhere(where, 'o.pid', 'in')}`;
-      const total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
-      if (query.count === 0 || query.start >= total) return { total, items: [] };
-      const rows = this.store
-        .statement<RecordRow>(
-          `SELECT r.sysmeta, r.storage_key, r.is_replica
-           FROM (SELECT o.pid, o.date_modified FROM objects o ${expandWhere(where, 'o.pid', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
-                 ORDER BY o.date_modified, o.pid LIMIT ? OFFSET ?) AS page
-           JOIN objects r ON r.pid = page.pid
-           ORDER BY page.date_modified, page.pid`,
-        )
-        .all(...filter.params, query.count, query.start);
+      const version = snapshotVersion(this.store, 'objects');
+      const memo = this.#pages.get(cacheKey, version);
+      let total = memo?.total;
+      if (total === undefined) {
+        const countSql = `SELECT count(*) AS n FROM objects o ${expandWhere(where, 'o.pid', 'in')}`;
+        total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
+      }
+      if (query.count === 0 || query.start >= total) {
+        this.#pages.set(cacheKey, { version, total, ...(memo?.next ? { next: memo.next } : {}) });
+        return { total, items: [] };
+      }
+      const next = memo?.next?.start === query.start && query.start > 0 ? memo.next : undefined;
+      let rows: PageRow[];
+      if (next) {
+        const after = `(o.date_modified, o.pid) > (?, ?)`;
+        const keysetWhere = where === '' ? `WHERE ${after}` : `${where} AND ${after}`;
+        rows = this.store
+          .statement<PageRow>(
+            `SELECT r.sysmeta, r.storage_key, r.is_replica, page.date_modified AS page_order, page.pid AS page_id
+             FROM (SELECT o.pid, o.date_modified FROM objects o ${expandWhere(keysetWhere, 'o.pid', 'exists')}
+                   ORDER BY o.date_modified, o.pid LIMIT ?) AS page
+             JOIN objects r ON r.pid = page.pid
+             ORDER BY page.date_modified, page.pid`,
+          )
+          .all(...filter.params, next.order, next.id, query.count);
+      } else {
+        rows = this.store
+          .statement<PageRow>(
+            `SELECT r.sysmeta, r.storage_key, r.is_replica, page.date_modified AS page_order, page.pid AS page_id
+             FROM (SELECT o.pid, o.date_modified FROM objects o ${expandWhere(where, 'o.pid', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
+                   ORDER BY o.date_modified, o.pid LIMIT ? OFFSET ?) AS page
+             JOIN objects r ON r.pid = page.pid
+             ORDER BY page.date_modified, page.pid`,
+          )
+          .all(...filter.params, query.count, query.start);
+      }
+      const last = rows[rows.length - 1];
+      this.#pages.set(cacheKey, { version, total, ...(last ? { next: { start: query.start + rows.length, order: last.page_order, id: last.page_id } } : {}) });
       return { total, items: rows.map(toRecord) };
     });
   }

@@ -1,5 +1,6 @@
 import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
 import { checkSlice, expandWhere, prefixUpperBound, READABLE_BY, SHALLOW_OFFSET, wellFormed, type SqlFilter } from './sql-filter.js';
+import { PageCache, snapshotVersion } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { epochMs } from './sysmeta-json.js';
 
@@ -29,6 +30,8 @@ const INSERT_EVENT = `INSERT INTO events (identifier, ip_address, user_agent, su
  * - `idPrefix` is a case-sensitive code point prefix match ('' matches everything).
  */
 export class SqliteEventLog implements EventLogStore {
+  readonly #pages = new PageCache();
+
   constructor(readonly store: SqliteStore) {}
 
   async open(): Promise<void> {
@@ -57,24 +60,54 @@ export class SqliteEventLog implements EventLogStore {
     });
   }
 
-  /** Entries in order dateLogged then entryId, with the exact total of the filtered log. */
+  /**
+   * Entries in order dateLogged then entryId, with the exact total of the filtered log. While
+   * the database is unchanged, totals are remembered and the page after the previous one
+   * continues from its last entry (see PageCache).
+   */
   async query(query: EventQuery): Promise<{ total: number; entries: StoredEvent[] }> {
     checkSlice(query.start, query.count);
     const filter = eventFilter(query);
     if (filter === undefined) return { total: 0, entries: [] };
     const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
+    const cacheKey = JSON.stringify([where, filter.params]);
     return this.store.transaction('deferred', 'query events', () => {
-      const countSql = `SELECT count(*) AS n FROM events e ${expandWhere(where, 'e.identifier', 'in')}`;
-      const total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
-      if (query.count === 0 || query.start >= total) return { total, entries: [] };
-      const rows = this.store
-        .statement<EventRow>(
-          `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${expandWhere(where, 'e.identifier', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
-                            ORDER BY e.date_logged, e.entry_id LIMIT ? OFFSET ?) AS page
-           JOIN events r ON r.entry_id = page.entry_id
-           ORDER BY page.date_logged, page.entry_id`,
-        )
-        .all(...filter.params, query.count, query.start);
+      const version = snapshotVersion(this.store, 'events');
+      const memo = this.#pages.get(cacheKey, version);
+      let total = memo?.total;
+      if (total === undefined) {
+        const countSql = `SELECT count(*) AS n FROM events e ${expandWhere(where, 'e.identifier', 'in')}`;
+        total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
+      }
+      if (query.count === 0 || query.start >= total) {
+        this.#pages.set(cacheKey, { version, total, ...(memo?.next ? { next: memo.next } : {}) });
+        return { total, entries: [] };
+      }
+      const next = memo?.next?.start === query.start && query.start > 0 ? memo.next : undefined;
+      let rows: EventRow[];
+      if (next) {
+        const after = `(e.date_logged, e.entry_id) > (?, ?)`;
+        const keysetWhere = where === '' ? `WHERE ${after}` : `${where} AND ${after}`;
+        rows = this.store
+          .statement<EventRow>(
+            `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${expandWhere(keysetWhere, 'e.identifier', 'exists')}
+                              ORDER BY e.date_logged, e.entry_id LIMIT ?) AS page
+             JOIN events r ON r.entry_id = page.entry_id
+             ORDER BY page.date_logged, page.entry_id`,
+          )
+          .all(...filter.params, next.order, next.id, query.count);
+      } else {
+        rows = this.store
+          .statement<EventRow>(
+            `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${expandWhere(where, 'e.identifier', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
+                              ORDER BY e.date_logged, e.entry_id LIMIT ? OFFSET ?) AS page
+             JOIN events r ON r.entry_id = page.entry_id
+             ORDER BY page.date_logged, page.entry_id`,
+          )
+          .all(...filter.params, query.count, query.start);
+      }
+      const last = rows[rows.length - 1];
+      this.#pages.set(cacheKey, { version, total, ...(last ? { next: { start: query.start + rows.length, order: last.date_logged, id: last.entry_id } } : {}) });
       return { total, entries: rows.map(toStoredEvent) };
     });
   }

@@ -1,4 +1,5 @@
-import { Readable } from 'node:stream';
+import { ServerResponse } from 'node:http';
+import { pipeline, Readable } from 'node:stream';
 import type { Context, Hono } from 'hono';
 import {
   ChecksumCodec,
@@ -86,9 +87,30 @@ function download(c: Context, record: ObjectRecord, content: { stream: Readable;
   };
   const status = range ? 206 : 200;
   if (range) headers['Content-Range'] = `bytes ${range.start}-${range.start + content.length - 1}/${content.size}`;
+  // Served by @hono/node-server: pipe the Node stream straight into its ServerResponse and
+  // tell node-server the answer is sent. The web-stream path (Readable.toWeb + a reader loop)
+  // costs a promise and a copy per chunk and ran at a fraction of a bare pipe's speed.
+  const outgoing = nodeResponse(c);
+  if (outgoing && c.req.method === 'GET') {
+    outgoing.writeHead(status, headers);
+    // Errors (a storage read failing mid-body, the client going away) end the connection,
+    // as a failed web stream did; pipeline closes the file either way.
+    pipeline(content.stream, outgoing, () => undefined);
+    return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+  }
   const signal = c.req.raw.signal;
   signal?.addEventListener('abort', () => content.stream.destroy(), { once: true });
   return new Response(Readable.toWeb(content.stream) as ReadableStream, { status, headers });
+}
+
+/** @hono/node-server's header for "the handler wrote the answer to env.outgoing itself". */
+const ALREADY_SENT = 'x-hono-already-sent';
+
+/** The node:http response when served by @hono/node-server (absent under app.request in tests). */
+function nodeResponse(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (outgoing instanceof ServerResponse && !outgoing.headersSent && !outgoing.writableEnded) return outgoing;
+  return undefined;
 }
 
 /** Register every Member Node operation of one API version on `app`. */
