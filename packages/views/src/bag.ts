@@ -139,12 +139,21 @@ export async function* bagZip(kit: ExtensionKit, plan: BagPlan, hooks: BagStream
   const included: BagMember[] = [];
   for (const member of plan.members) {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-    const content = await kit.storage.read(member.record.storageKey, signal ? { signal } : {});
+    // No abort signal for the storage stream: a stream destroyed by a signal while no one is
+    // reading it would raise an unhandled error. Cancellation comes through the generator's
+    // return() (the response stream was cancelled), whose finally destroys the stream.
+    const content = await kit.storage.read(member.record.storageKey);
     if (!content) {
       withheld.push({ pid: member.pid, reason: 'ServiceFailure: its bytes are missing from storage' });
       continue;
     }
-    await hooks.onMember?.(member);
+    content.stream.on('error', () => undefined); // errors surface through the iteration below
+    try {
+      await hooks.onMember?.(member);
+    } catch (err) {
+      content.stream.destroy();
+      throw err;
+    }
     // The member's own checksum is its system metadata's (verified when the node stored it);
     // other manifest algorithms, and the own one when verifying, are computed as bytes flow.
     const ownAlg = SYSMETA_ALGORITHMS[member.record.sysmeta.checksum.algorithm.toUpperCase()];

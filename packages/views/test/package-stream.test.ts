@@ -75,7 +75,26 @@ describe('a 200 × 5 MiB package streams with flat memory', () => {
     const eocd = tail.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
     expect(eocd).toBeGreaterThan(0);
     const entries = tail.readUInt16LE(eocd + 10);
-    // bagit.txt, 201 payload files, map, 202 sysmeta, pid-mapping, 2 manifests, bag-info, 2 tag manifests
-    expect(entries).toBe(1 + (MEMBERS + 1) + 1 + (MEMBERS + 2) + 1 + 2 + 1 + 2);
+    // bagit.txt, 201 payload files, map, 202 sysmeta, pid-mapping, manifest-md5 (all members are MD5), bag-info, tagmanifest-md5
+    expect(entries).toBe(1 + (MEMBERS + 1) + 1 + (MEMBERS + 2) + 1 + 1 + 1 + 1);
   }, 300_000);
+  it('a client that goes away mid-package stops the stream; the node keeps serving', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${node.baseUrl}/v2/packages/application%2Fbagit-097/${mapPid}`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    let received = 0;
+    while (received < 20 * MEMBER_BYTES) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+    }
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    expect(received).toBeGreaterThanOrEqual(20 * MEMBER_BYTES);
+    const again = await fetch(`${node.baseUrl}/v2/monitor/ping`);
+    expect(again.status).toBe(200);
+    const view = await fetch(`${node.baseUrl}/v2/views/default/big-eml`);
+    expect(view.status).toBe(200);
+    expect(await view.text()).toContain('Download all (201 files');
+  }, 120_000);
 });
