@@ -153,7 +153,7 @@ export async function gatherLanding(kit: ExtensionKit, services: ScienceServices
     if (mt) f.mediaType = mt;
     files.push(f);
   }
-  if (mapRecord) urls.package = `${base.api}/packages/${enc('application/bagit-1.0')}/${enc(mapRecord.sysmeta.identifier)}`;
+  if (mapRecord) urls.package = `${base.api}/packages/${enc('application/bagit-097')}/${enc(mapRecord.sysmeta.identifier)}`;
 
   const title = metadata?.title ?? record.sysmeta.fileName ?? pid;
   const versions: LandingPage['versions'] = {};

@@ -52,7 +52,7 @@ describe('MNView and MNPackage on a real node', () => {
       expect(html).toContain('toolik_soil_2016_2019.csv');
       expect(html).toContain('calibration notes.pdf');
       expect(html).toContain('application/ld+json');
-      expect(html).toContain(`/v2/packages/application%2Fbagit-1.0/${enc(PIDS.map)}`);
+      expect(html).toContain(`/v2/packages/application%2Fbagit-097/${enc(PIDS.map)}`);
       expect(html).toContain('not available to you');
     }
   });
