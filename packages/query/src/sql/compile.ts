@@ -12,6 +12,11 @@ import { InvalidQueryError, type FieldValue, type IndexDoc, type SearchRequest }
  * Placeholders are `?`; PostgreSQL numbers them.
  */
 export interface Dialect {
+  /**
+   * Where text fields' stored values live: columns of `docs` (PostgreSQL), or only in the
+   * FTS5 table (SQLite: keeps docs rows narrow, so scans and counts stay fast).
+   */
+  textInDocs: boolean;
   /** A condition matching a text field: a term or phrase (tokenized), or a prefix (last token). */
   textMatch(field: string, kind: 'phrase' | 'prefix', tokens: string[], params: unknown[]): string;
   /** Case-sensitive wildcard match of `expr` (pattern: `*`, `?`, \u0001 = literal *, \u0002 = literal ?). */
@@ -84,9 +89,10 @@ export class SqlCompiler {
   private leaf(node: Exclude<QueryNode, { kind: 'all' | 'bool' }>, params: unknown[]): string {
     const def = field(node.field);
     const on = (cond: (expr: string) => string): string => {
+      if (def.type === 'text' && !this.dialect.textInDocs) return `d.rid IN (SELECT rowid FROM fts WHERE ${cond(`fts.${q(def.name)}`)})`;
       if (!def.multivalued) return cond(`d.${q(def.name)}`);
       params.push(def.name);
-      return `EXISTS (SELECT 1 FROM mv m WHERE m.pid = d.id AND m.field = ? AND ${cond('m.value')})`;
+      return `d.id IN (SELECT m.pid FROM mv m WHERE m.field = ? AND ${cond('m.value')})`;
     };
     switch (node.kind) {
       case 'exists':
@@ -139,8 +145,16 @@ export class SqlCompiler {
     if (req.readableBy) {
       if (req.readableBy.length === 0) parts.push('1=0');
       else {
-        params.push(READERS_FIELD, ...req.readableBy);
-        parts.push(`EXISTS (SELECT 1 FROM mv r WHERE r.pid = d.id AND r.field = ? AND r.value IN (${req.readableBy.map(() => '?').join(', ')}))`);
+        // Public objects (most of a catalogue) pass on a column of their own, without a lookup.
+        const isPublic = req.readableBy.includes('public');
+        const others = req.readableBy.filter((s) => s !== 'public');
+        const readers = () => {
+          params.push(READERS_FIELD, ...others);
+          return `d.id IN (SELECT r.pid FROM mv r WHERE r.field = ? AND r.value IN (${others.map(() => '?').join(', ')}))`;
+        };
+        if (!isPublic) parts.push(readers());
+        else if (others.length === 0) parts.push(`d.${q('isPublic')} = 1`);
+        else parts.push(`(d.${q('isPublic')} = 1 OR ${readers()})`);
       }
     }
     return parts.length ? parts.join(' AND ') : '1=1';
@@ -164,12 +178,14 @@ export function columnType(def: FieldDef, dialect: 'sqlite' | 'postgres'): strin
   return 'TEXT';
 }
 
-/** Single-valued columns other than id, in a fixed order. */
-export const DOC_COLUMNS = SINGLE_FIELDS.filter((d) => d.name !== 'id');
+/** Single-valued columns of `docs` other than id, in a fixed order. */
+export function docColumns(textInDocs: boolean): FieldDef[] {
+  return SINGLE_FIELDS.filter((d) => d.name !== 'id' && (textInDocs || d.type !== 'text'));
+}
 
-/** A document's single-valued column values, in DOC_COLUMNS order. */
-export function columnValues(doc: IndexDoc): unknown[] {
-  return DOC_COLUMNS.map((d) => {
+/** A document's single-valued column values, in `columns` order. */
+export function columnValues(doc: IndexDoc, columns: readonly FieldDef[]): unknown[] {
+  return columns.map((d) => {
     const v = doc[d.name];
     const one = Array.isArray(v) ? v[0] : v;
     if (one === undefined || one === null) return d.name === 'archived' ? 0 : null;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { FIELD_BY_NAME, TEXT_FIELDS } from '../schema.js';
 import type { IndexDoc, Relation, SearchIndex, SearchRequest, SearchResult } from '../types.js';
-import { columnType, columnValues, DOC_COLUMNS, facetValue, likePattern, multiRows, q, rowToDoc, SqlCompiler, type Dialect } from './compile.js';
+import { columnType, columnValues, docColumns, facetValue, likePattern, multiRows, q, rowToDoc, SqlCompiler, type Dialect } from './compile.js';
 
 export interface PostgresIndexOptions {
   /** Connection string (postgres://user@host:port/db); or pass `pool`. */
@@ -13,7 +13,10 @@ export interface PostgresIndexOptions {
 
 const tsv = (field: string): string => q(`tsv_${field}`);
 
+const DOC_COLUMNS = docColumns(true);
+
 const dialect: Dialect = {
+  textInDocs: true,
   textMatch(field, kind, tokens, params) {
     // Tokens are letters and digits only: safe inside to_tsquery syntax.
     const expr = tokens.map((t, i) => (kind === 'prefix' && i === tokens.length - 1 ? `${t}:*` : t)).join(' <-> ');
@@ -62,7 +65,8 @@ export class PostgresSearchIndex implements SearchIndex {
   async open(): Promise<void> {
     if (this.options.pool) this.pool = this.options.pool;
     else {
-      this.pool = new pg.Pool({ connectionString: this.options.url, max: 8 });
+      // JIT compilation costs more than these short queries save.
+      this.pool = new pg.Pool({ connectionString: this.options.url, max: 8, options: '-c jit=off' });
       this.ownPool = true;
     }
     const s = this.schema;
@@ -82,9 +86,10 @@ export class PostgresSearchIndex implements SearchIndex {
         CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       `);
       for (const f of TEXT_FIELDS) await client.query(`CREATE INDEX IF NOT EXISTS docs_tsv_${f} ON docs USING gin (${tsv(f)})`);
-      for (const name of ['formatId', 'formatType', 'dateUploaded', 'dateModified', 'seriesId', 'rightsHolder', 'obsoletedBy', 'archived', 'size', 'beginDate', 'endDate']) {
+      for (const name of ['formatId', 'formatType', 'dateUploaded', 'dateModified', 'seriesId', 'rightsHolder', 'obsoletedBy', 'size', 'beginDate', 'endDate']) {
         await client.query(`CREATE INDEX IF NOT EXISTS "docs_${name}" ON docs (${q(name)})`);
       }
+      await client.query(`CREATE INDEX IF NOT EXISTS docs_visible ON docs ("archived", "isPublic", id)`);
     } finally {
       await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`memberkit_query:${s}`]).catch(() => {});
       await client.query('RESET search_path').catch(() => {});
@@ -133,7 +138,7 @@ export class PostgresSearchIndex implements SearchIndex {
     );
     await this.tx(async (c) => {
       for (const doc of docs) {
-        await c.query(sql, [doc.id, ...columnValues(doc), ...TEXT_FIELDS.map((f) => tsText(doc[f]))]);
+        await c.query(sql, [doc.id, ...columnValues(doc, DOC_COLUMNS), ...TEXT_FIELDS.map((f) => tsText(doc[f]))]);
         await c.query(this.qualify(`DELETE FROM mv WHERE pid = $1 AND src = ''`), [doc.id]);
         const rows = multiRows(doc);
         if (rows.length) {
