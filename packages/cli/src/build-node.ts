@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { createLogger, createMemberNode, type CoreConfig, type Logger, type MemberNode } from '@memberkit/core';
 import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
+import { createQueryExtension } from '@memberkit/query';
 import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type Scanner, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { resolvePath, type LoadedConfig } from './load-config.js';
@@ -121,6 +122,15 @@ function wrapOptions(config: MemberkitConfig): WrapOptions {
   };
 }
 
+/** MNQuery over the configured index (SQLite file next to the configuration, or PostgreSQL). */
+function queryExtension(loaded: LoadedConfig) {
+  const q = loaded.config.extensions.query;
+  if (q.index === 'postgres') return createQueryExtension({ index: { kind: 'postgres', url: q.url!, schema: q.schema } });
+  const file = resolvePath(loaded, q.file);
+  mkdirSync(dirname(file), { recursive: true });
+  return createQueryExtension({ index: { kind: 'sqlite', file } });
+}
+
 /** The wrap-mode scanner of a configuration (also used by `memberkit scan`). */
 export async function createScanner(loaded: LoadedConfig, storage: StorageAdapter, metadata: MetadataAdapter, ctx: BackendContext): Promise<Scanner> {
   return storageBackend(loaded.config.storage.type)!.scanner!(storage, metadata, wrapOptions(loaded.config), ctx);
@@ -134,7 +144,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   const node = await createMemberNode(
     toCoreConfig(config, options.port, (p) => resolvePath(loaded, p)),
     { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
-    { logger, extensions: [...(config.extensions.views ? [createViewsExtension()] : []), ...(config.extensions.packages ? [createPackagesExtension()] : [])] },
+    { logger, extensions: [...(config.extensions.views ? [createViewsExtension()] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
   );
   let scanner: Scanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;

@@ -133,6 +133,16 @@ export const configSchema = z.object({
     views: z.boolean().default(true),
     /** MNPackage: BagIt zips of resource maps (GET /packages/{type}/{id}). */
     packages: z.boolean().default(true),
+    /** MNQuery: the `solr` engine over a search index kept current with the catalogue. */
+    query: z.object({
+      enabled: z.boolean().default(true),
+      /** sqlite: an embedded FTS5 index in `file`; postgres: a shared full-text index at `url`, in `schema`. */
+      index: z.enum(['sqlite', 'postgres']).default('sqlite'),
+      /** The SQLite index file (relative to the configuration file). */
+      file: z.string().min(1).default('memberkit-query.db'),
+      url: z.string().min(1).optional(),
+      schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('memberkit_query'),
+    }).refine((q) => q.index !== 'postgres' || q.url !== undefined, { message: 'extensions.query.url is required when index is postgres', path: ['url'] }).prefault({}),
   }).prefault({}),
   log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
 });
