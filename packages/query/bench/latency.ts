@@ -116,7 +116,7 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-async function fill(index: SearchIndex & { upsertMany(docs: readonly IndexDoc[]): unknown }, label: string): Promise<void> {
+async function fill(index: SearchIndex & { upsertMany(docs: readonly IndexDoc[]): unknown; analyze(): unknown }, label: string): Promise<void> {
   seed = 42;
   const t0 = performance.now();
   const batch: IndexDoc[] = [];
@@ -127,6 +127,7 @@ async function fill(index: SearchIndex & { upsertMany(docs: readonly IndexDoc[])
     }
   }
   if (batch.length) await index.upsertMany(batch);
+  await index.analyze();
   console.log(`${label}: indexed ${N} objects in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 

@@ -141,7 +141,8 @@ export class SqlCompiler {
   /** WHERE clause (without the keyword) for the whole request. */
   where(req: SearchRequest, params: unknown[]): string {
     const parts = req.queries.map((n) => `(${this.compile(n, params)})`);
-    if (req.hideArchived) parts.push(`d.${q('archived')} = 0`);
+    // Unary plus: never drive a plan from this barely selective column (SQLite would).
+    if (req.hideArchived) parts.push(`+d.${q('archived')} = 0`);
     if (req.readableBy) {
       if (req.readableBy.length === 0) parts.push('1=0');
       else {
@@ -153,8 +154,8 @@ export class SqlCompiler {
           return `d.id IN (SELECT r.pid FROM mv r WHERE r.field = ? AND r.value IN (${others.map(() => '?').join(', ')}))`;
         };
         if (!isPublic) parts.push(readers());
-        else if (others.length === 0) parts.push(`d.${q('isPublic')} = 1`);
-        else parts.push(`(d.${q('isPublic')} = 1 OR ${readers()})`);
+        else if (others.length === 0) parts.push(`+d.${q('isPublic')} = 1`);
+        else parts.push(`(+d.${q('isPublic')} = 1 OR ${readers()})`);
       }
     }
     return parts.length ? parts.join(' AND ') : '1=1';

@@ -89,7 +89,6 @@ export class PostgresSearchIndex implements SearchIndex {
       for (const name of ['formatId', 'formatType', 'dateUploaded', 'dateModified', 'seriesId', 'rightsHolder', 'obsoletedBy', 'size', 'beginDate', 'endDate']) {
         await client.query(`CREATE INDEX IF NOT EXISTS "docs_${name}" ON docs (${q(name)})`);
       }
-      await client.query(`CREATE INDEX IF NOT EXISTS docs_visible ON docs ("archived", "isPublic", id)`);
     } finally {
       await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`memberkit_query:${s}`]).catch(() => {});
       await client.query('RESET search_path').catch(() => {});
@@ -229,6 +228,11 @@ export class PostgresSearchIndex implements SearchIndex {
 
   async setState(key: string, value: string): Promise<void> {
     await this.db.query(this.qualify('INSERT INTO state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value'), [key, value]);
+  }
+
+  /** Refresh the planner's statistics (after bulk loads). */
+  async analyze(): Promise<void> {
+    await this.db.query(`ANALYZE ${this.schema}.docs; ANALYZE ${this.schema}.mv`);
   }
 
   /** Drop the index's schema (tests). */

@@ -75,8 +75,7 @@ export class SqliteSearchIndex implements SearchIndex {
     for (const name of ['formatId', 'formatType', 'dateUploaded', 'dateModified', 'seriesId', 'rightsHolder', 'obsoletedBy', 'size', 'beginDate', 'endDate']) {
       db.exec(`CREATE INDEX IF NOT EXISTS docs_${name} ON docs (${q(name)})`);
     }
-    // The archived rule and the public shortcut of the access filter, covering for counts.
-    db.exec(`CREATE INDEX IF NOT EXISTS docs_visible ON docs ("archived", "isPublic", id)`);
+    db.pragma('optimize = 0x10002');
     const colNames = DOC_COLUMNS.map((d) => q(d.name));
     this.stmts = {
       upsertDoc: db.prepare(
@@ -95,6 +94,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async close(): Promise<void> {
+    this.db?.pragma('optimize');
     this.db?.close();
     this.db = undefined;
   }
@@ -187,6 +187,11 @@ export class SqliteSearchIndex implements SearchIndex {
       }
     }
     return result;
+  }
+
+  /** Refresh the planner's statistics (after bulk loads). */
+  analyze(): void {
+    this.conn.exec('ANALYZE');
   }
 
   async ids(after: string | undefined, limit: number): Promise<string[]> {
