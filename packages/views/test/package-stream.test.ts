@@ -41,7 +41,7 @@ describe('a 200 × 5 MiB package streams with flat memory', () => {
   }, 300_000);
   afterAll(async () => node?.stop());
 
-  it('first byte at once, RSS growth bounded, every member in the zip', async () => {
+  it('first byte long before the last, RSS growth bounded, every member in the zip', async () => {
     (globalThis as { gc?: () => void }).gc?.();
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
@@ -68,7 +68,9 @@ describe('a 200 × 5 MiB package streams with flat memory', () => {
     console.log(
       `package of ${MEMBERS} × 5 MiB: ${(total / 2 ** 20).toFixed(0)} MiB, time to first byte ${firstByteMs!.toFixed(0)} ms, ${(total / 2 ** 20 / seconds).toFixed(0)} MiB/s, server+client RSS growth ${growthMb.toFixed(0)} MB`,
     );
-    expect(firstByteMs!).toBeLessThan(1000);
+    // Streamed while built: the first byte comes long before the last (a relative bound, so a
+    // loaded CI machine does not make it flaky; the absolute figure is printed above).
+    expect(firstByteMs!).toBeLessThan(seconds * 1000 * 0.25);
     expect(total).toBeGreaterThan(MEMBERS * MEMBER_BYTES);
     expect(growthMb).toBeLessThan(150);
     // The end of central directory record counts every entry: payload + tag files.
