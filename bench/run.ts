@@ -11,9 +11,13 @@
 // Output: a table on stdout (ratio = memberkit's speed relative to the baseline: 1.0 = as
 // fast, below 1 slower) and a JSON file.
 //
-// Backends: files + SQLite. TODO(#8): PostgreSQL (adapters/sql) and S3 (adapters/s3)
-// variants, once those adapters exist and `memberkit serve` can be configured for them: run
-// each scenario again with a backend-specific config (BenchOptions.backend names it).
+// Backends: files + SQLite only, so far. TODO(#8): PostgreSQL and S3 variants. Both landed in
+// the CLI while this runner was written (catalogue.type 'sql' in packages/cli/src/backends/
+// sql.ts, storage types in backends/s3.ts). What a variant needs: a BenchOptions.backend
+// value; startMemberkit() given the backend's `catalogue`/`storage` config section (a
+// PostgreSQL URL, an s3rver endpoint started like adapters/s3/test does); and seeding
+// through that backend's adapter instead of openSqliteStore (lib/seed.ts) for `list`,
+// `metadata`, `get-small` and `download`. `create` and `wrap` need no seeding changes.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -109,7 +113,7 @@ const result = {
   options,
   machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryBytes: totalmem() },
   backends: [options.backend],
-  pending: ['postgresql (adapters/sql): not yet configurable from memberkit serve', 's3 (adapters/s3): not yet configurable from memberkit serve'],
+  pending: ['postgresql (catalogue.type sql): not yet benchmarked', 's3 (adapters/s3 storage): not yet benchmarked'],
   scenarios: selected.map((s) => s.name),
   results: rows,
   failures,
