@@ -49,7 +49,10 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
           ipAddress: clientAddress(c),
           userAgent: c.req.header('user-agent') ?? '',
           version,
-          signal: c.req.raw.signal,
+          // Lazy: reading the signal makes @hono/node-server build a full Request object.
+          get signal() {
+            return c.req.raw.signal;
+          },
         };
         return await handler(c, ctx, new QueryParams(op, c.req.url));
       } catch (err) {

@@ -21,7 +21,8 @@ export class QueryParams {
     const v = this.string(name);
     if (v === undefined) return undefined;
     try {
-      return parseDateTime(v, name);
+      // An unescaped '+' of a zone offset arrives form-decoded as a space: read it back as '+'.
+      return parseDateTime(v.replace(/ (\d{2}(?::?\d{2})?)$/, '+$1'), name);
     } catch {
       throw fail(this.op, 'InvalidRequest', `${name} '${v}' is not an ISO 8601 datetime (e.g. 2024-01-31T10:00:00Z)`);
     }

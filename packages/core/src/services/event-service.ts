@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { EVENTS_V1, type EventLogStore, type Log } from '@memberkit/types';
+import { EVENTS_V1, type EventLogStore, type EventRecord, type Log } from '@memberkit/types';
 import type { CoreConfig } from '../config.js';
 import { DEFAULT_MAX_PAGE_SIZE } from '../config.js';
 import { TOKENS } from '../tokens.js';
@@ -26,26 +26,46 @@ export class EventService {
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
+  /** Entries waiting for the next group commit, with the callers waiting on them. */
+  private pending: Array<{ entry: EventRecord; done: () => void }> = [];
+  private flushing = false;
+
   /**
-   * Record `event` on `pid`. A failure to log never fails the operation that already
-   * happened; it is reported to the operator instead.
+   * Record `event` on `pid`. Concurrent requests share one append (a group commit: the
+   * entries that arrive while one append runs go together in the next), so a busy node does
+   * one log transaction per batch, not per request. Resolves once the entry is stored. A
+   * failure to log never fails the operation that already happened; it is reported to the
+   * operator instead.
    */
-  async record(ctx: CallContext, event: string, pid: string): Promise<void> {
-    try {
-      await this.store.append([
-        {
-          identifier: pid,
-          event,
-          subject: ctx.session.subject,
-          ipAddress: ctx.ipAddress,
-          userAgent: ctx.userAgent,
-          dateLogged: new Date(),
-          nodeIdentifier: this.config.node.identifier,
-        },
-      ]);
-    } catch (err) {
-      this.logger.error({ err, event, pid }, 'could not record event');
+  record(ctx: CallContext, event: string, pid: string): Promise<void> {
+    const entry: EventRecord = {
+      identifier: pid,
+      event,
+      subject: ctx.session.subject,
+      ipAddress: ctx.ipAddress,
+      userAgent: ctx.userAgent,
+      dateLogged: new Date(),
+      nodeIdentifier: this.config.node.identifier,
+    };
+    return new Promise<void>((done) => {
+      this.pending.push({ entry, done });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        await this.store.append(batch.map((b) => b.entry));
+      } catch (err) {
+        this.logger.error({ err, events: batch.length }, 'could not record events');
+      }
+      for (const b of batch) b.done();
     }
+    this.flushing = false;
   }
 
   /**
