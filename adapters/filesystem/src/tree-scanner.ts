@@ -2,7 +2,6 @@ import { posix } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   AdapterError,
-  createChecksumHash,
   formatById,
   formatForFileName,
   identifierProblem,
@@ -362,19 +361,11 @@ export class TreeScanner {
     return final;
   }
 
-  /** The file's checksum, or undefined when it vanished or changed while being read. */
+  /** The file's checksum, or undefined when it vanished or changed since it was listed or while being read. */
   private async hashFile(entry: TreeEntry, signal: AbortSignal | undefined): Promise<string | undefined> {
-    const read = await this.options.storage.read(entry.key, signal ? { signal } : {});
-    if (read === undefined) return undefined;
-    const hash = createChecksumHash(this.algorithm);
-    let bytes = 0;
-    for await (const chunk of read.stream) {
-      hash.update(chunk as Buffer);
-      bytes += (chunk as Buffer).length;
-    }
-    const after = await this.options.storage.statEntry(entry.key, signal ? { signal } : {});
-    if (after === undefined || bytes !== entry.size || after.size !== entry.size || after.mtimeMs !== entry.mtimeMs) return undefined;
-    return hash.digest('hex');
+    const d = await this.options.storage.digest(entry.key, this.algorithm, signal ? { signal } : {});
+    if (d === undefined || d.size !== entry.size || d.mtimeMs !== entry.mtimeMs) return undefined;
+    return d.checksum;
   }
 
   /** dateSysMetadataModified for a batch: the clock, but strictly after every stamp set before. */

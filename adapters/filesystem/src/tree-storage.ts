@@ -4,7 +4,9 @@ import { join, resolve } from 'node:path';
 import { addAbortSignal } from 'node:stream';
 import {
   AdapterError,
+  createChecksumHash,
   type ByteRange,
+  type ChecksumAlgorithmName,
   type StorageAdapter,
   type StorageCapabilities,
   type StorageEntry,
@@ -13,6 +15,9 @@ import {
   type StorageStat,
 } from '@memberkit/types';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
+
+/** Files up to this size are read in one call when hashed. */
+const SMALL_FILE_BYTES = 1 << 20;
 
 export interface TreeStorageOptions {
   /** The existing directory tree to expose, read-only and in place. */
@@ -122,6 +127,51 @@ export class TreeStorageAdapter implements StorageAdapter {
     } catch (e) {
       await handle.close().catch(() => undefined);
       throw fsError(e, 'read');
+    }
+  }
+
+  /**
+   * The digest of a file, with the size and mtime it had while it was read (one open file
+   * handle, stat before and after; undefined when the file is absent, not a regular file,
+   * or changed while being read). Small files are read in one call: a scan of many small
+   * files is dominated by system calls, not by hashing.
+   */
+  async digest(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal }): Promise<{ checksum: string; size: number; mtimeMs: number } | undefined> {
+    throwIfAborted(options?.signal);
+    const path = await this.resolveExisting(key);
+    if (path === undefined) return undefined;
+    let handle: FileHandle;
+    try {
+      handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+    } catch (e) {
+      if (isAbsent(e) || (e as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+      throw fsError(e, 'read');
+    }
+    try {
+      const before = await handle.stat();
+      if (!before.isFile()) return undefined;
+      const hash = createChecksumHash(algorithm);
+      let bytes = 0;
+      if (before.size <= SMALL_FILE_BYTES) {
+        const data = await handle.readFile(options?.signal ? { signal: options.signal } : {});
+        hash.update(data);
+        bytes = data.length;
+      } else {
+        const stream = handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 });
+        if (options?.signal) addAbortSignal(options.signal, stream);
+        for await (const chunk of stream) {
+          hash.update(chunk as Buffer);
+          bytes += (chunk as Buffer).length;
+        }
+      }
+      const after = await handle.stat();
+      if (bytes !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) return undefined;
+      return { checksum: hash.digest('hex'), size: after.size, mtimeMs: after.mtimeMs };
+    } catch (e) {
+      if (AdapterError.is(e) || options?.signal?.aborted) throw e;
+      throw fsError(e, 'read');
+    } finally {
+      await handle.close().catch(() => undefined);
     }
   }
 
