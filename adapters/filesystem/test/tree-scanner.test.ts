@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdapterError, type ByteRange, type ObjectRecord, type StorageReadResult } from '@memberkit/types';
+import { AdapterError, type ByteRange, type ChecksumAlgorithmName, type ObjectRecord, type StorageReadResult } from '@memberkit/types';
 import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
 import { pidFromPath, TreeScanner, type TreeScannerOptions } from '../src/tree-scanner.js';
 import { TreeStorageAdapter } from '../src/tree-storage.js';
@@ -15,6 +15,10 @@ class CountingTree extends TreeStorageAdapter {
   override async read(key: string, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
     this.reads.push(key);
     return super.read(key, options);
+  }
+  override async digest(key: string, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal }) {
+    this.reads.push(key);
+    return super.digest(key, algorithm, options);
   }
 }
 
