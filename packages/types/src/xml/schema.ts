@@ -1,4 +1,3 @@
-import { XMLBuilder } from 'fast-xml-parser';
 import { DecodeError } from '../decode-error.js';
 import { formatDateTime, parseDateTime } from '../datetime.js';
 import type { ApiVersion } from '../namespaces.js';
@@ -91,42 +90,45 @@ function decodeScalar(scalar: Scalar, text: string, path: string): unknown {
   }
 }
 
-/** Build the builder-ready object for one element of type `spec`. */
-function encodeNode(spec: TypeSpec, value: Model, version: ApiVersion, path: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const NEEDS_ESCAPE = /[&<>"']/;
+const ESCAPE_ALL = /[&<>"']/g;
+
+/** Text and attribute values escaped the same way (the five predefined entities). */
+function escapeXml(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPE_ALL, (c) => ESCAPES[c]!) : text;
+}
+
+/**
+ * Write one element of type `spec` straight to strings (no intermediate object tree: every
+ * XML answer of the node goes through here, so it is kept lean). Children in schema order;
+ * v2-only children left out for v1.
+ */
+function writeElement(out: string[], qname: string, spec: TypeSpec, value: Model, version: ApiVersion, path: string, extraAttrs = ''): void {
+  out.push('<', qname, extraAttrs);
   for (const a of spec.attrs ?? []) {
     const v = value[a.key ?? a.name];
     if (v === undefined || v === null) {
       if (a.required) throw new TypeError(`${path}/@${a.name}: required attribute missing`);
       continue;
     }
-    out[`@_${a.name}`] = encodeScalar(a.scalar, v, `${path}/@${a.name}`);
+    out.push(' ', a.name, '="', escapeXml(encodeScalar(a.scalar, v, `${path}/@${a.name}`)), '"');
   }
-  if (spec.text) out['#text'] = encodeScalar(spec.text.scalar, value[spec.text.key], `${path}/text()`);
+  out.push('>');
+  if (spec.text) out.push(escapeXml(encodeScalar(spec.text.scalar, value[spec.text.key], `${path}/text()`)));
   for (const c of spec.children ?? []) {
     if (c.v2 && version === 'v1') continue;
     const p = `${path}/${c.name}`;
     const v = value[c.key ?? c.name];
     const items = c.max === 'n' ? ((v as unknown[] | undefined) ?? []) : v === undefined || v === null ? [] : [v];
     if (items.length < c.min) throw new TypeError(`${p}: required element missing`);
-    if (items.length === 0) continue;
-    const encoded = items.map((item) =>
-      typeof c.type === 'string' ? encodeScalar(c.type, item, p) : encodeNode(c.type, item as Model, version, p),
-    );
-    out[c.name] = c.max === 'n' ? encoded : encoded[0];
+    for (const item of items) {
+      if (typeof c.type === 'string') out.push('<', c.name, '>', escapeXml(encodeScalar(c.type, item, p)), '</', c.name, '>');
+      else writeElement(out, c.name, c.type, item as Model, version, p);
+    }
   }
-  return out;
+  out.push('</', qname, '>');
 }
-
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  format: false,
-  suppressEmptyNode: false,
-  // The default writes an attribute whose value is 'true' as a bare name (`available`), which is not XML.
-  suppressBooleanAttributes: false,
-  processEntities: true,
-});
 
 /**
  * Serialize `value` as a document whose root `rootName` is in `namespace` (prefix `d1`,
@@ -134,10 +136,10 @@ const builder = new XMLBuilder({
  * that is a programming error, never the caller's input.
  */
 export function encodeDocument(spec: TypeSpec, rootName: string, namespace: string | undefined, value: object, version: ApiVersion): string {
-  const node = encodeNode(spec, value as Model, version, rootName);
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const qname = namespace ? `d1:${rootName}` : rootName;
-  const withNs = namespace ? { '@_xmlns:d1': namespace, ...node } : node;
-  return '<?xml version="1.0" encoding="UTF-8"?>' + builder.build({ [qname]: withNs });
+  writeElement(out, qname, spec, value as Model, version, rootName, namespace ? ` xmlns:d1="${escapeXml(namespace)}"` : '');
+  return out.join('');
 }
 
 function textOf(node: XmlNode | string): string {
