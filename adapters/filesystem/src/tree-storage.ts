@@ -105,15 +105,8 @@ export class TreeStorageAdapter implements StorageAdapter {
 
   async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
     throwIfAborted(options?.signal);
-    const path = await this.resolveExisting(key);
-    if (path === undefined) return undefined;
-    let handle: FileHandle;
-    try {
-      handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
-    } catch (e) {
-      if (isAbsent(e) || (e as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
-      throw fsError(e, 'read');
-    }
+    const handle = await this.openFile(key);
+    if (handle === undefined) return undefined;
     try {
       const st = await handle.stat();
       if (!st.isFile()) {
@@ -138,15 +131,8 @@ export class TreeStorageAdapter implements StorageAdapter {
    */
   async digest(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal }): Promise<{ checksum: string; size: number; mtimeMs: number } | undefined> {
     throwIfAborted(options?.signal);
-    const path = await this.resolveExisting(key);
-    if (path === undefined) return undefined;
-    let handle: FileHandle;
-    try {
-      handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
-    } catch (e) {
-      if (isAbsent(e) || (e as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
-      throw fsError(e, 'read');
-    }
+    const handle = await this.openFile(key);
+    if (handle === undefined) return undefined;
     try {
       const before = await handle.stat();
       if (!before.isFile()) return undefined;
@@ -250,6 +236,18 @@ export class TreeStorageAdapter implements StorageAdapter {
    * The absolute path of `key` when it names something inside the root reached without any
    * symlink; undefined when absent, hidden or reached through a symlink.
    */
+  /** The key's file opened for reading, never through a symlink; undefined when absent. */
+  private async openFile(key: StorageKey): Promise<FileHandle | undefined> {
+    const path = await this.resolveExisting(key);
+    if (path === undefined) return undefined;
+    try {
+      return await open(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+    } catch (e) {
+      if (isAbsent(e) || (e as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
+      throw fsError(e, 'read');
+    }
+  }
+
   private async resolveExisting(key: StorageKey): Promise<string | undefined> {
     const segments = keySegments(key);
     if (!this.includeHidden && segments.some((s) => s.startsWith('.'))) return undefined;
