@@ -1,11 +1,7 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
 import { MemberNodeClient } from '@memberkit/client';
-import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
+import { startNode } from '../../../test/helpers/start-node.js';
 import type { MetadataAdapter, SystemMetadata } from '@memberkit/types';
 import { createQueryExtension, type QueryExtension, type QueryExtensionOptions } from '../src/index.js';
 
@@ -19,56 +15,18 @@ export interface QueryNode {
   stop(): Promise<void>;
 }
 
-/** A real node (SQLite catalogue, filesystem storage) with the query extension, served on 127.0.0.1. */
+/** The repository's test node (test/helpers/start-node.ts) with the query extension. */
 export async function startQueryNode(options: QueryExtensionOptions = {}): Promise<QueryNode> {
-  const dir = await mkdtemp(join(tmpdir(), 'memberkit-query-'));
-  const basePath = '/mn';
-  const subjects = {
-    writer: 'CN=Writer Person,O=Memberkit Test,C=US,DC=cilogon,DC=org',
-    admin: 'CN=Node Admin,O=Memberkit Test,C=US,DC=cilogon,DC=org',
-    other: 'CN=Other Person,O=Memberkit Test,C=US,DC=cilogon,DC=org',
-  };
-  const keys = generateTokenKeyPair();
-  const mint = (subject: string) => mintToken(keys.privateKeyPem, { subject, ttlSeconds: 24 * 3600 });
-  const tokens = { writer: await mint(subjects.writer), admin: await mint(subjects.admin), other: await mint(subjects.other) };
-  const store = openSqliteStore({ file: join(dir, 'catalogue.sqlite') });
-  const storage = createFilesystemStorage({ root: join(dir, 'objects') });
-  const config: CoreConfig = {
-    node: {
-      identifier: 'urn:node:QUERYTEST',
-      name: 'query test node',
-      description: 'A Member Node started by the MNQuery tests',
-      baseURL: `http://127.0.0.1${basePath}`,
-      subject: 'CN=urn:node:QUERYTEST,DC=dataone,DC=org',
-      contactSubject: [subjects.admin],
-      replicate: false,
-      synchronize: true,
-      schedule: DEFAULT_SCHEDULE,
-    },
-    access: {
-      administrators: [subjects.admin],
-      cnSubjects: [],
-      createPolicy: 'authenticated',
-    },
-    auth: { jwt: { keys: [keys.publicKeyPem] } },
-    basePath,
-  };
   const ext = createQueryExtension({ followIntervalMs: 0, reconcileIntervalMs: 0, ...options });
-  const node = await createMemberNode(config, { storage, metadata: store.catalogue, eventLog: store.eventLog }, { logger: silentLogger, extensions: [ext] });
-  const server = await serveNode(node, { port: 0, hostname: '127.0.0.1' });
-  const baseUrl = `http://127.0.0.1:${server.port}${basePath}`;
+  const node = await startNode({ nodeId: 'urn:node:QUERYTEST', name: 'query test node', extensions: [ext] });
   return {
-    baseUrl,
+    baseUrl: node.baseUrl,
     ext,
-    catalogue: store.catalogue,
-    subjects,
-    tokens,
-    client: (who) => new MemberNodeClient({ baseUrl, ...(who ? { token: tokens[who] } : {}), retries: 0 }),
-    async stop() {
-      await server.close();
-      await node.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    catalogue: node.catalogue,
+    subjects: node.subjects,
+    tokens: node.tokens,
+    client: (who) => new MemberNodeClient({ baseUrl: node.baseUrl, ...(who ? { token: node.tokens[who] } : {}), retries: 0 }),
+    stop: () => node.stop(),
   };
 }
 

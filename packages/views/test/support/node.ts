@@ -1,10 +1,7 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
-import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig, type NodeExtension } from '@memberkit/core';
+import type { NodeExtension } from '@memberkit/core';
+import { startNode } from '../../../../test/helpers/start-node.js';
 import type { SystemMetadata } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '../../src/index.js';
 
@@ -15,42 +12,10 @@ export interface ViewsNode {
   stop(): Promise<void>;
 }
 
-/** A real node (SQLite catalogue, filesystem storage) with the MNView and MNPackage extensions. */
+/** The repository's test node (test/helpers/start-node.ts) with the MNView and MNPackage extensions. */
 export async function startViewsNode(extensions: NodeExtension[] = [createViewsExtension(), createPackagesExtension()]): Promise<ViewsNode> {
-  const dir = await mkdtemp(join(tmpdir(), 'memberkit-views-'));
-  const basePath = '/mn';
-  const subjects = { writer: 'CN=Writer Person,O=Memberkit Test,C=US,DC=cilogon,DC=org', other: 'CN=Other Person,O=Memberkit Test,C=US,DC=cilogon,DC=org' };
-  const keys = generateTokenKeyPair();
-  const tokens = { writer: await mintToken(keys.privateKeyPem, { subject: subjects.writer, ttlSeconds: 24 * 3600 }), other: await mintToken(keys.privateKeyPem, { subject: subjects.other, ttlSeconds: 24 * 3600 }) };
-  const store = openSqliteStore({ file: join(dir, 'catalogue.sqlite') });
-  const storage = createFilesystemStorage({ root: join(dir, 'objects') });
-  const config: CoreConfig = {
-    node: {
-      identifier: 'urn:node:VIEWSTEST',
-      name: 'memberkit views test node',
-      description: 'A Member Node started by the MNView/MNPackage tests',
-      baseURL: `http://127.0.0.1${basePath}`,
-      subject: 'CN=urn:node:VIEWSTEST,DC=dataone,DC=org',
-      contactSubject: [subjects.writer],
-      replicate: false,
-      synchronize: true,
-      schedule: DEFAULT_SCHEDULE,
-    },
-    access: { administrators: [], cnSubjects: [], createPolicy: 'authenticated' },
-    auth: { jwt: { keys: [keys.publicKeyPem] } },
-    basePath,
-  };
-  const node = await createMemberNode(config, { storage, metadata: store.catalogue, eventLog: store.eventLog }, { logger: silentLogger, extensions });
-  const server = await serveNode(node, { port: 0, hostname: '127.0.0.1' });
-  return {
-    baseUrl: `http://127.0.0.1:${server.port}${basePath}`,
-    tokens,
-    subjects,
-    async stop() {
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const node = await startNode({ nodeId: 'urn:node:VIEWSTEST', name: 'memberkit views test node', extensions });
+  return { baseUrl: node.baseUrl, tokens: node.tokens, subjects: node.subjects, stop: () => node.stop() };
 }
 
 export function sysmeta(pid: string, bytes: Uint8Array | { size: number; md5: string }, extra: Partial<SystemMetadata> = {}): SystemMetadata {
