@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
 import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig, type NodeExtension } from '@memberkit/core';
-import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { EventLogStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
 
 export interface StartedNode {
   baseUrl: string;
@@ -23,6 +23,8 @@ export interface StartNodeOptions {
   name?: string;
   /** The storage under test, given the node's temporary folder. Default: managed filesystem storage. */
   storage?: (dir: string) => StorageAdapter;
+  /** The catalogue and event log under test. Default: the embedded SQLite store in the node's folder. */
+  catalogue?: (dir: string) => { metadata: MetadataAdapter; eventLog: EventLogStore };
   /** Optional APIs to plug in. */
   extensions?: NodeExtension[];
 }
@@ -48,7 +50,9 @@ export async function startNode(options: StartNodeOptions = {}): Promise<Started
   const keys = generateTokenKeyPair();
   const mint = (subject: string) => mintToken(keys.privateKeyPem, { subject, ttlSeconds: 24 * 3600 });
   const tokens = { writer: await mint(subjects.writer), admin: await mint(subjects.admin), other: await mint(subjects.other) };
-  const store = openSqliteStore({ file: join(dir, 'catalogue.sqlite') });
+  const catalogue = options.catalogue
+    ? options.catalogue(dir)
+    : ((store) => ({ metadata: store.catalogue, eventLog: store.eventLog }))(openSqliteStore({ file: join(dir, 'catalogue.sqlite') }));
   const storage = options.storage ? options.storage(dir) : createFilesystemStorage({ root: join(dir, 'objects') });
   // baseURL is only published in the node document; the real port is known after listen.
   const config: CoreConfig = {
@@ -73,7 +77,7 @@ export async function startNode(options: StartNodeOptions = {}): Promise<Started
   };
   const node = await createMemberNode(
     config,
-    { storage, metadata: store.catalogue, eventLog: store.eventLog },
+    { storage, ...catalogue },
     { logger: silentLogger, ...(options.extensions ? { extensions: options.extensions } : {}) },
   );
   const server = await serveNode(node, { port: 0, hostname: '127.0.0.1' });
@@ -83,7 +87,7 @@ export async function startNode(options: StartNodeOptions = {}): Promise<Started
     nodeId,
     tokens,
     subjects,
-    catalogue: store.catalogue,
+    catalogue: catalogue.metadata,
     async stop() {
       await server.close();
       await rm(dir, { recursive: true, force: true });
