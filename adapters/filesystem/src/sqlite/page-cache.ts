@@ -1,3 +1,4 @@
+import { expandWhere, SHALLOW_OFFSET, type SqlFilter } from './sql-filter.js';
 import type { SqliteStore } from './sqlite-store.js';
 
 /**
@@ -48,4 +49,60 @@ export class PageCache {
     this.#entries.set(key, memo);
     if (this.#entries.size > MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value as string);
   }
+}
+
+/** How a listing table is paged: its listing order (order column, then id) and what a page returns. */
+export interface PagedTable {
+  table: 'objects' | 'events';
+  /** Alias of the table in the filter's conditions ('o', 'e'). */
+  alias: string;
+  orderColumn: string;
+  idColumn: string;
+  /** Column holding the PID, for the readableBy expansion. */
+  pidColumn: string;
+  /** Columns of the page's rows, from the table aliased `r`. */
+  select: string;
+  /** Label of the read transaction (for errors). */
+  what: string;
+}
+
+/**
+ * One page of a listing table in its order, with the exact total, in one read snapshot. The
+ * page's keys come from a walk of the listing index (deferred join: OFFSET never touches
+ * table rows); while the database is unchanged, the total of a filter is remembered and the
+ * page after the previous one continues from its last row (keyset) instead of skipping.
+ */
+export function pagedQuery<Row>(store: SqliteStore, cache: PageCache, t: PagedTable, filter: SqlFilter, start: number, count: number): { total: number; rows: Row[] } {
+  const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
+  const cacheKey = JSON.stringify([where, filter.params]);
+  const { alias: a, orderColumn: order, idColumn: id } = t;
+  return store.transaction('deferred', t.what, () => {
+    const version = snapshotVersion(store, t.table);
+    const memo = cache.get(cacheKey, version);
+    let total = memo?.total;
+    if (total === undefined) {
+      total = store.statement<{ n: number }>(`SELECT count(*) AS n FROM ${t.table} ${a} ${expandWhere(where, t.pidColumn, 'in')}`).get(...filter.params)?.n ?? 0;
+    }
+    if (count === 0 || start >= total) {
+      cache.set(cacheKey, { version, total, ...(memo?.next ? { next: memo.next } : {}) });
+      return { total, rows: [] };
+    }
+    const next = memo?.next?.start === start && start > 0 ? memo.next : undefined;
+    const page = (pageWhere: string, form: 'exists' | 'in', tail: string) =>
+      `SELECT ${t.select}, page.${order} AS page_order, page.${id} AS page_id
+       FROM (SELECT ${a}.${id}, ${a}.${order} FROM ${t.table} ${a} ${expandWhere(pageWhere, t.pidColumn, form)}
+             ORDER BY ${a}.${order}, ${a}.${id} ${tail}) AS page
+       JOIN ${t.table} r ON r.${id} = page.${id}
+       ORDER BY page.${order}, page.${id}`;
+    let rows: Array<Row & { page_order: number; page_id: string | number }>;
+    if (next) {
+      const after = `(${a}.${order}, ${a}.${id}) > (?, ?)`;
+      rows = store.statement<Row & { page_order: number; page_id: string | number }>(page(where === '' ? `WHERE ${after}` : `${where} AND ${after}`, 'exists', 'LIMIT ?')).all(...filter.params, next.order, next.id, count);
+    } else {
+      rows = store.statement<Row & { page_order: number; page_id: string | number }>(page(where, start < SHALLOW_OFFSET ? 'exists' : 'in', 'LIMIT ? OFFSET ?')).all(...filter.params, count, start);
+    }
+    const last = rows[rows.length - 1];
+    cache.set(cacheKey, { version, total, ...(last ? { next: { start: start + rows.length, order: last.page_order, id: last.page_id } } : {}) });
+    return { total, rows };
+  });
 }

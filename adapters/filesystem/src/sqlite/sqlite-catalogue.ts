@@ -10,8 +10,8 @@ import {
   type StoredSystemMetadata,
 } from '@memberkit/types';
 import { isIdentifierCollision } from './errors.js';
-import { checkSlice, expandWhere, READABLE_BY, SHALLOW_OFFSET, type SqlFilter } from './sql-filter.js';
-import { PageCache, snapshotVersion } from './page-cache.js';
+import { checkSlice, READABLE_BY, type SqlFilter } from './sql-filter.js';
+import { PageCache, pagedQuery, type PagedTable } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { epochMs, reviveSysmeta, serializeSysmeta } from './sysmeta-json.js';
 
@@ -19,11 +19,6 @@ interface RecordRow {
   sysmeta: string;
   storage_key: string;
   is_replica: number;
-}
-
-interface PageRow extends RecordRow {
-  page_order: number;
-  page_id: string;
 }
 
 interface MemberRow {
@@ -46,6 +41,11 @@ const REPLACE_OBJECT = `UPDATE objects SET series_id = @series_id, format_id = @
   obsoletes = @obsoletes, obsoleted_by = @obsoleted_by, is_replica = coalesce(@is_replica, is_replica),
   rights_holder = @rights_holder, sysmeta = @sysmeta
   WHERE pid = @pid AND serial_version = @expected_serial_version`;
+
+const OBJECTS_PAGING: PagedTable = {
+  table: 'objects', alias: 'o', orderColumn: 'date_modified', idColumn: 'pid', pidColumn: 'o.pid',
+  select: 'r.sysmeta, r.storage_key, r.is_replica', what: 'list objects',
+};
 
 /**
  * The catalogue on SQLite (MetadataAdapter with the write side). Obtain it from
@@ -112,51 +112,10 @@ export class SqliteCatalogue implements MetadataAdapter {
    */
   async list(query: ObjectQuery): Promise<ObjectPage> {
     checkSlice(query.start, query.count);
-    const filter = objectFilter(query);
-    const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
-    const cacheKey = JSON.stringify([where, filter.params]);
-    return this.store.transaction('deferred', 'list objects', () => {
-      const version = snapshotVersion(this.store, 'objects');
-      const memo = this.#pages.get(cacheKey, version);
-      let total = memo?.total;
-      if (total === undefined) {
-        const countSql = `SELECT count(*) AS n FROM objects o ${expandWhere(where, 'o.pid', 'in')}`;
-        total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
-      }
-      if (query.count === 0 || query.start >= total) {
-        this.#pages.set(cacheKey, { version, total, ...(memo?.next ? { next: memo.next } : {}) });
-        return { total, items: [] };
-      }
-      const next = memo?.next?.start === query.start && query.start > 0 ? memo.next : undefined;
-      let rows: PageRow[];
-      if (next) {
-        const after = `(o.date_modified, o.pid) > (?, ?)`;
-        const keysetWhere = where === '' ? `WHERE ${after}` : `${where} AND ${after}`;
-        rows = this.store
-          .statement<PageRow>(
-            `SELECT r.sysmeta, r.storage_key, r.is_replica, page.date_modified AS page_order, page.pid AS page_id
-             FROM (SELECT o.pid, o.date_modified FROM objects o ${expandWhere(keysetWhere, 'o.pid', 'exists')}
-                   ORDER BY o.date_modified, o.pid LIMIT ?) AS page
-             JOIN objects r ON r.pid = page.pid
-             ORDER BY page.date_modified, page.pid`,
-          )
-          .all(...filter.params, next.order, next.id, query.count);
-      } else {
-        rows = this.store
-          .statement<PageRow>(
-            `SELECT r.sysmeta, r.storage_key, r.is_replica, page.date_modified AS page_order, page.pid AS page_id
-             FROM (SELECT o.pid, o.date_modified FROM objects o ${expandWhere(where, 'o.pid', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
-                   ORDER BY o.date_modified, o.pid LIMIT ? OFFSET ?) AS page
-             JOIN objects r ON r.pid = page.pid
-             ORDER BY page.date_modified, page.pid`,
-          )
-          .all(...filter.params, query.count, query.start);
-      }
-      const last = rows[rows.length - 1];
-      this.#pages.set(cacheKey, { version, total, ...(last ? { next: { start: query.start + rows.length, order: last.page_order, id: last.page_id } } : {}) });
-      return { total, items: rows.map(toRecord) };
-    });
+    const { total, rows } = pagedQuery<RecordRow>(this.store, this.#pages, OBJECTS_PAGING, objectFilter(query), query.start, query.count);
+    return { total, items: rows.map(toRecord) };
   }
+
 
   async apply(change: CatalogueChange): Promise<void> {
     this.store.transaction('immediate', 'apply catalogue change', () => {

@@ -1,6 +1,6 @@
 import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
-import { checkSlice, expandWhere, prefixUpperBound, READABLE_BY, SHALLOW_OFFSET, wellFormed, type SqlFilter } from './sql-filter.js';
-import { PageCache, snapshotVersion } from './page-cache.js';
+import { checkSlice, prefixUpperBound, READABLE_BY, wellFormed, type SqlFilter } from './sql-filter.js';
+import { PageCache, pagedQuery, type PagedTable } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { epochMs } from './sysmeta-json.js';
 
@@ -17,6 +17,11 @@ interface EventRow {
 
 const INSERT_EVENT = `INSERT INTO events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
   VALUES (@identifier, @ip_address, @user_agent, @subject, @event, @date_logged, @node_identifier)`;
+
+const EVENTS_PAGING: PagedTable = {
+  table: 'events', alias: 'e', orderColumn: 'date_logged', idColumn: 'entry_id', pidColumn: 'e.identifier',
+  select: 'r.*', what: 'query events',
+};
 
 /**
  * The event log on SQLite (EventLogStore). Obtain it from `openSqliteStore(...).eventLog`;
@@ -69,48 +74,10 @@ export class SqliteEventLog implements EventLogStore {
     checkSlice(query.start, query.count);
     const filter = eventFilter(query);
     if (filter === undefined) return { total: 0, entries: [] };
-    const where = filter.conditions.length > 0 ? `WHERE ${filter.conditions.join(' AND ')}` : '';
-    const cacheKey = JSON.stringify([where, filter.params]);
-    return this.store.transaction('deferred', 'query events', () => {
-      const version = snapshotVersion(this.store, 'events');
-      const memo = this.#pages.get(cacheKey, version);
-      let total = memo?.total;
-      if (total === undefined) {
-        const countSql = `SELECT count(*) AS n FROM events e ${expandWhere(where, 'e.identifier', 'in')}`;
-        total = this.store.statement<{ n: number }>(countSql).get(...filter.params)?.n ?? 0;
-      }
-      if (query.count === 0 || query.start >= total) {
-        this.#pages.set(cacheKey, { version, total, ...(memo?.next ? { next: memo.next } : {}) });
-        return { total, entries: [] };
-      }
-      const next = memo?.next?.start === query.start && query.start > 0 ? memo.next : undefined;
-      let rows: EventRow[];
-      if (next) {
-        const after = `(e.date_logged, e.entry_id) > (?, ?)`;
-        const keysetWhere = where === '' ? `WHERE ${after}` : `${where} AND ${after}`;
-        rows = this.store
-          .statement<EventRow>(
-            `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${expandWhere(keysetWhere, 'e.identifier', 'exists')}
-                              ORDER BY e.date_logged, e.entry_id LIMIT ?) AS page
-             JOIN events r ON r.entry_id = page.entry_id
-             ORDER BY page.date_logged, page.entry_id`,
-          )
-          .all(...filter.params, next.order, next.id, query.count);
-      } else {
-        rows = this.store
-          .statement<EventRow>(
-            `SELECT r.* FROM (SELECT e.entry_id, e.date_logged FROM events e ${expandWhere(where, 'e.identifier', query.start < SHALLOW_OFFSET ? 'exists' : 'in')}
-                              ORDER BY e.date_logged, e.entry_id LIMIT ? OFFSET ?) AS page
-             JOIN events r ON r.entry_id = page.entry_id
-             ORDER BY page.date_logged, page.entry_id`,
-          )
-          .all(...filter.params, query.count, query.start);
-      }
-      const last = rows[rows.length - 1];
-      this.#pages.set(cacheKey, { version, total, ...(last ? { next: { start: query.start + rows.length, order: last.date_logged, id: last.entry_id } } : {}) });
-      return { total, entries: rows.map(toStoredEvent) };
-    });
+    const { total, rows } = pagedQuery<EventRow>(this.store, this.#pages, EVENTS_PAGING, filter, query.start, query.count);
+    return { total, entries: rows.map(toStoredEvent) };
   }
+
 }
 
 function toStoredEvent(row: EventRow): StoredEvent {
