@@ -248,6 +248,18 @@ describe('sessions', () => {
     expect(exceptionOf(garbage)).toBe('InvalidToken');
   });
 
+  it('the logged address is the client a trusted proxy names in X-Forwarded-For, never one an untrusted peer claims', async () => {
+    const viaProxy = await send('GET', '/v2/object/public-1', { token: tokens.bob!, headers: { 'x-forwarded-for': '203.0.113.7, 127.0.0.1' } });
+    expect(viaProxy.status, viaProxy.body).toBe(200);
+    const forged = await send('GET', '/v2/object/public-1', { token: tokens.bob!, headers: { 'x-forwarded-for': '198.51.100.9' }, localAddress: '127.0.0.2' });
+    expect(forged.status, forged.body).toBe(200);
+    const log = await send('GET', '/v2/log?idFilter=public-1&event=read', { token: tokens.admin! });
+    const addresses = LogCodec.decode(log.body).logEntry.map((e) => e.ipAddress);
+    expect(addresses).toContain('203.0.113.7');
+    expect(addresses).toContain('127.0.0.2');
+    expect(addresses).not.toContain('198.51.100.9');
+  });
+
   it('bearer JWTs: valid ones authenticate; expired, wrong signature, wrong issuer, alg none, HS256 with the public key and no expiry are InvalidToken', async () => {
     expect((await send('GET', '/v2/meta/private-1', { token: tokens.admin })).status).toBe(200);
     expect((await send('GET', '/v2/object?count=0', { token: tokens.d1Style })).status).toBe(200);

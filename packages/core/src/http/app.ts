@@ -20,11 +20,6 @@ function rawPath(request: Request): string {
   return url.slice(start, q < 0 ? undefined : q);
 }
 
-function clientAddress(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? '127.0.0.1';
-}
-
 export interface AppOptions {
   basePath: string;
 }
@@ -46,7 +41,7 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
         const session = await services.sessions.resolve(op, { headers: c.req.raw.headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
         const ctx: CallContext = {
           session,
-          ipAddress: clientAddress(c),
+          ipAddress: services.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', c.req.raw.headers),
           userAgent: c.req.header('user-agent') ?? '',
           version,
           // Lazy: reading the signal makes @hono/node-server build a full Request object.

@@ -1,4 +1,4 @@
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { inject, injectable } from 'inversify';
 import type { Keyv } from 'keyv';
@@ -113,6 +113,22 @@ export class SessionResolver {
     const chosen = credentials[0];
     if (!chosen) return publicSession();
     return this.sessionFor(chosen);
+  }
+
+  /**
+   * The caller's address for the event log: the socket's peer, or, when that peer is a
+   * trusted proxy, the nearest address the proxies recorded in X-Forwarded-For that is not
+   * itself a trusted proxy (only trusted proxies' word is taken).
+   */
+  clientAddress(remoteAddress: string, headers: Headers): string {
+    const peer = normaliseAddress(remoteAddress);
+    const trusted = (a: string) => isIP(a) !== 0 && this.proxies!.check(a, isIPv6(a) ? 'ipv6' : 'ipv4');
+    if (!this.proxies || !trusted(peer)) return peer;
+    const hops = (headers.get('x-forwarded-for') ?? '').split(',').map((h) => normaliseAddress(h.trim())).filter((h) => h !== '');
+    for (let i = hops.length - 1; i >= 0; i--) {
+      if (!trusted(hops[i]!)) return hops[i]!;
+    }
+    return peer;
   }
 
   private async sessionFor(credential: Credential): Promise<Session> {
