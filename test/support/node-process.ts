@@ -34,6 +34,9 @@ export function writeConfig(dir: string, overrides: Record<string, unknown> = {}
     access: { administrators: ['CN=admin'] },
     auth: { jwt: { keys: [TEST_PUBLIC_KEY_FILE] } },
     log: { level: 'warn' },
+    // Optional APIs off unless a test or benchmark asks: the query index's catch-up would
+    // compete with what is being measured.
+    extensions: { views: false, packages: false, query: { enabled: false } },
     ...overrides,
   };
   writeFileSync(join(dir, TEST_PUBLIC_KEY_FILE), TEST_KEYS.publicKeyPem);

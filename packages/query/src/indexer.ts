@@ -151,6 +151,9 @@ export class CatalogueIndexer {
       }
       await this.index.setState(WATERMARK, from.toISOString());
       if (page.items.length < size) break;
+      // The catalogue and the index answer synchronously (SQLite): let requests and timers
+      // run between pages, or a long catch-up would hold the event loop until it ends.
+      await yieldToEventLoop();
     }
     return seen;
   }
@@ -177,6 +180,7 @@ export class CatalogueIndexer {
         }
       }
       after = ids.at(-1);
+      await yieldToEventLoop();
     }
     return removed;
   }
@@ -198,4 +202,8 @@ export class CatalogueIndexer {
     this.timers = [];
     await Promise.allSettled([this.following, this.reconciling, this.chain]);
   }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
