@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AdapterError, type AdapterErrorKind, type EventQuery, type EventRecord, type ObjectRecord, type StoredEvent } from '@memberkit/types';
 import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
-import { prefixUpperBound } from '../src/sqlite/sql-filter.js';
+import { prefixUpperBound } from '@memberkit/types';
 
 let dir: string;
 let file: string;

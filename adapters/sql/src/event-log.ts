@@ -4,7 +4,7 @@ import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
 import type { SqlStore } from './sql-store.js';
-import { checkSlice, epochMs, prefixUpperBound, wellFormed } from './sysmeta-json.js';
+import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
 
 interface EventRow {
   entry_id: unknown;

@@ -20,7 +20,7 @@ import { SqlJobQueue } from './jobs.js';
 import { compileSource, FormatTranslation, validateMapping, type MappedRow, type SqlMapping } from './mapping.js';
 import { SHALLOW_OFFSET } from './paging.js';
 import { SqlStore, type SqlStoreOptions } from './sql-store.js';
-import { checkSlice, epochMs, readers } from './sysmeta-json.js';
+import { checkSlice, epochMs, readers } from '@memberkit/types';
 
 export interface MappedCatalogueOptions extends SqlStoreOptions {
   /** The mapping from the legacy source to system metadata. */

@@ -14,7 +14,7 @@ import { inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation, toAdapterError } from './errors.js';
 import { orderedPage } from './paging.js';
 import type { SqlStore } from './sql-store.js';
-import { checkSlice, epochMs, readers, reviveSysmeta, serializeSysmeta } from './sysmeta-json.js';
+import { checkSlice, epochMs, readers, reviveSysmeta, serializeSysmeta } from '@memberkit/types';
 
 interface RecordRow {
   sysmeta: unknown;

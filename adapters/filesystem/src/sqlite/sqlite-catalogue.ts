@@ -1,4 +1,9 @@
 import {
+  checkSlice,
+  epochMs,
+  readers,
+  reviveSysmeta,
+  serializeSysmeta,
   AdapterError,
   type CatalogueChange,
   type MetadataAdapter,
@@ -10,10 +15,9 @@ import {
   type StoredSystemMetadata,
 } from '@memberkit/types';
 import { isIdentifierCollision } from './errors.js';
-import { checkSlice, READABLE_BY, type SqlFilter } from './sql-filter.js';
+import { READABLE_BY, type SqlFilter } from './sql-filter.js';
 import { PageCache, pagedQuery, type PagedTable } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
-import { epochMs, reviveSysmeta, serializeSysmeta } from './sysmeta-json.js';
 
 interface RecordRow {
   sysmeta: string;
@@ -177,17 +181,6 @@ export class SqliteCatalogue implements MetadataAdapter {
     const insert = this.store.statement('INSERT OR IGNORE INTO access (pid, subject) VALUES (?, ?)');
     for (const subject of readers(sysmeta)) insert.run(pid, subject);
   }
-}
-
-/** The subjects that may read: the rightsHolder and every subject granted any permission. */
-export function readers(sysmeta: StoredSystemMetadata): Set<string> {
-  const subjects = new Set<string>();
-  if (typeof sysmeta.rightsHolder === 'string') subjects.add(sysmeta.rightsHolder);
-  for (const rule of sysmeta.accessPolicy?.allow ?? []) {
-    if ((rule.permission?.length ?? 0) === 0) continue;
-    for (const subject of rule.subject ?? []) subjects.add(subject);
-  }
-  return subjects;
 }
 
 function columns(sysmeta: StoredSystemMetadata): Record<string, unknown> {

@@ -1,8 +1,7 @@
-import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
-import { checkSlice, prefixUpperBound, READABLE_BY, wellFormed, type SqlFilter } from './sql-filter.js';
+import { AdapterError, checkSlice, epochMs, prefixUpperBound, wellFormed, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
+import { READABLE_BY, type SqlFilter } from './sql-filter.js';
 import { PageCache, pagedQuery, type PagedTable } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
-import { epochMs } from './sysmeta-json.js';
 
 interface EventRow {
   entry_id: number;

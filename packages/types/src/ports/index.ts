@@ -3,3 +3,4 @@ export * from './storage-adapter.js';
 export * from './metadata-adapter.js';
 export * from './event-log.js';
 export * from './job-store.js';
+export * from './catalogue-support.js';

@@ -1,6 +1,12 @@
-import { AdapterError, type StoredSystemMetadata } from '@memberkit/types';
+import { AdapterError } from './adapter-error.js';
+import type { StoredSystemMetadata } from './metadata-adapter.js';
 
-/** Epoch milliseconds of a Date; kind 'invalid' when it is not a valid Date. */
+/**
+ * Helpers every catalogue adapter needs to honour the contracts the same way (the SQLite
+ * default and adapters/sql use them; so may any third-party catalogue).
+ */
+
+/** Epoch milliseconds of a Date; AdapterError 'invalid' when it is not a valid Date. */
 export function epochMs(value: unknown, field: string): number {
   if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
     throw new AdapterError('invalid', `${field} must be a valid Date`);
@@ -9,8 +15,8 @@ export function epochMs(value: unknown, field: string): number {
 }
 
 /**
- * Serialises system metadata for the `sysmeta` column (Dates as ISO strings; undefined
- * properties left out so they read back absent). 'invalid' on a bad date.
+ * Stored system metadata as JSON: Dates as ISO strings; properties that are `undefined` are
+ * left out, so they read back absent. 'invalid' when a date the catalogue relies on is bad.
  */
 export function serializeSysmeta(sysmeta: StoredSystemMetadata): string {
   epochMs(sysmeta.dateUploaded, 'dateUploaded');
@@ -19,7 +25,10 @@ export function serializeSysmeta(sysmeta: StoredSystemMetadata): string {
   return JSON.stringify(sysmeta);
 }
 
-/** Reads back what serializeSysmeta wrote; only the known Date fields are revived. */
+/**
+ * Reads back what serializeSysmeta wrote. Only the known Date fields are revived (a generic
+ * reviver would turn a fileName that looks like a date into a Date).
+ */
 export function reviveSysmeta(json: string): StoredSystemMetadata {
   const raw = JSON.parse(json) as Record<string, unknown> & { replica?: Array<Record<string, unknown>> };
   for (const field of ['dateUploaded', 'dateSysMetadataModified'] as const) {
@@ -31,7 +40,10 @@ export function reviveSysmeta(json: string): StoredSystemMetadata {
   return raw as unknown as StoredSystemMetadata;
 }
 
-/** The subjects that may read: the rightsHolder and every subject granted any permission. */
+/**
+ * The subjects ObjectQuery.readableBy matches an object for: the rightsHolder and every
+ * subject an access rule grants any permission (compared literally).
+ */
 export function readers(sysmeta: Pick<StoredSystemMetadata, 'rightsHolder' | 'accessPolicy'>): Set<string> {
   const subjects = new Set<string>();
   if (typeof sysmeta.rightsHolder === 'string') subjects.add(sysmeta.rightsHolder);
@@ -42,17 +54,22 @@ export function readers(sysmeta: Pick<StoredSystemMetadata, 'rightsHolder' | 'ac
   return subjects;
 }
 
-/** start and count MUST be non-negative integers ('invalid' otherwise). */
+/** start and count MUST be non-negative integers (AdapterError 'invalid' otherwise). */
 export function checkSlice(start: number, count: number): void {
   if (!Number.isSafeInteger(start) || start < 0) throw new AdapterError('invalid', `start must be a non-negative integer, got ${start}`);
   if (!Number.isSafeInteger(count) || count < 0) throw new AdapterError('invalid', `count must be a non-negative integer, got ${count}`);
 }
 
+/** `value` with lone surrogates replaced by U+FFFD, as a database will store it. */
+export function wellFormed(value: string): string {
+  return value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
 /**
  * The smallest string greater than every string starting with `prefix` in code point order
- * (PostgreSQL COLLATE "C", MySQL VARBINARY and SQLite BINARY all compare UTF-8 bytes, which
+ * (SQLite BINARY, PostgreSQL COLLATE "C" and MySQL VARBINARY all compare UTF-8 bytes, which
  * is code point order), or undefined when there is none. `x >= prefix AND x < upper` is then
- * "x starts with prefix" as an index range, with no LIKE escaping.
+ * "x starts with prefix" as an index range, with no LIKE escaping (EventQuery.idPrefix).
  */
 export function prefixUpperBound(prefix: string): string | undefined {
   const codePoints = Array.from(wellFormed(prefix), (c) => c.codePointAt(0) as number);
@@ -64,9 +81,4 @@ export function prefixUpperBound(prefix: string): string | undefined {
     }
   }
   return undefined;
-}
-
-/** `value` with lone surrogates replaced by U+FFFD, as the database will see it. */
-export function wellFormed(value: string): string {
-  return value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
