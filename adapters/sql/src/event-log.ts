@@ -1,8 +1,9 @@
 import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
+import { applyRankDeltas, EVENT_RANKS, rankedPage, type RankDelta } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
 import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
 
@@ -45,6 +46,8 @@ export class SqlEventLog implements EventLogStore {
     readonly access: EventAccessSource = 'native',
   ) {}
 
+  #step: number | undefined;
+
   async open(): Promise<void> {
     await this.store.open();
   }
@@ -60,12 +63,31 @@ export class SqlEventLog implements EventLogStore {
       (e) => sql`(${e.identifier}, ${e.ipAddress}, ${e.userAgent}, ${e.subject}, ${e.event}, ${epochMs(e.dateLogged, 'dateLogged')}, ${e.nodeIdentifier})`,
     );
     await this.store.write('append events', async (trx) => {
+      const ranks: RankDelta[] = [];
       for (let i = 0; i < rows.length; i += 500) {
-        await sql`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
-          VALUES ${sql.join(rows.slice(i, i + 500))}`.execute(trx);
+        const chunk = events.slice(i, i + 500);
+        const ids = await this.#insert(trx, rows.slice(i, i + 500));
+        chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_RANKS.keyText(ids[j]), n: 1, pub: 0 }));
       }
       await this.store.bump(trx, 'events', rows.length);
+      await applyRankDeltas(trx, this.store.dialect, EVENT_RANKS, ranks, this.store.rankBucketRows);
     });
+  }
+
+  /** Inserts `rows` and returns their entry ids in order. */
+  async #insert(trx: Kysely<any>, rows: RawBuilder<unknown>[]): Promise<Array<number | string>> {
+    const insert = sql`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
+      VALUES ${sql.join(rows)}`;
+    if (this.store.dialect.name !== 'mysql') {
+      const { rows: ids } = await sql<{ entry_id: number | string }>`${insert} RETURNING entry_id`.execute(trx);
+      return ids.map((r) => r.entry_id).sort((a, b) => Number(a) - Number(b));
+    }
+    // MySQL has no RETURNING: one multi-row INSERT takes consecutive ids (a step of
+    // auto_increment_increment apart) from the first, which insertId reports.
+    const result = await insert.execute(trx);
+    this.#step ??= num((await sql<{ s: unknown }>`SELECT @@auto_increment_increment AS s`.execute(trx)).rows[0]?.s ?? 1);
+    const first = Number(result.insertId);
+    return rows.map((_, j) => first + j * this.#step!);
   }
 
   /** Entries in order dateLogged then entryId, with the exact total of the filtered log. */
@@ -80,12 +102,21 @@ export class SqlEventLog implements EventLogStore {
     const access = this.access;
     const readable = (subjects: readonly string[], form: 'exists' | 'in') =>
       typeof access === 'function' ? access(sql.ref('o.identifier'), subjects, form) : readableBy(sql.ref('o.identifier'), subjects, form);
+    const datesOnly = query.readableBy === undefined && query.events === undefined && (query.idPrefix ?? '') === '';
+    const from = query.fromDate === undefined ? undefined : epochMs(query.fromDate, 'fromDate');
+    const to = query.toDate === undefined ? undefined : epochMs(query.toDate, 'toDate');
     return this.store.read('query events', async (trx) => {
+      // Every entry or a date range: any page from the position index (rank-index.ts).
+      if (datesOnly && (from !== undefined || to !== undefined || query.start >= this.store.rankBucketRows)) {
+        const slice = { public: false, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+        const page = await rankedPage<EventRow>(trx, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' });
+        if (page !== undefined) return { total: page.total, entries: page.rows.map(toStoredEvent) };
+      }
       const { total, rows } = await orderedPage<EventRow>(trx, {
         table: 'mk_events',
         order: ['date_logged', 'entry_id'],
         where: (form) => (query.readableBy === undefined ? base : [...base, readable(query.readableBy, form)]),
-        unfilteredTotal: () => this.store.counter(trx, 'events'),
+        ...(base.length === 0 && query.readableBy === undefined ? { total: () => this.store.counter(trx, 'events') } : {}),
         columns: 'r.*',
         start: query.start,
         count: query.count,

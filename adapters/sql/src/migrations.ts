@@ -1,6 +1,7 @@
 import { AdapterError } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
 import { beginImmediate, type DialectSql } from './dialect.js';
+import { EVENT_RANKS, hasRanks, OBJECT_RANKS, rebuildRanks } from './rank-index.js';
 
 /** Number of rows per sharded counter (spreads concurrent appends over several rows). */
 export const COUNTER_SLOTS = 8;
@@ -118,6 +119,24 @@ export function migrations(d: DialectSql): string[][] {
         PRIMARY KEY (pid, subject)
       )${t}`,
     ],
+    // 2: the position index of the listings (see rank-index.ts) and the public flag it counts.
+    [
+      `CREATE TABLE mk_ranks (
+        list     VARCHAR(16) NOT NULL,
+        lo_date  BIGINT NOT NULL,
+        lo_key   ${id} NOT NULL,
+        n        BIGINT NOT NULL,
+        n_public BIGINT NOT NULL,
+        PRIMARY KEY (list, lo_date, lo_key)
+      )${t}`,
+      // 1 when `public` may read the object: anonymous listings become an index range.
+      'ALTER TABLE mk_objects ADD COLUMN is_public SMALLINT NOT NULL DEFAULT 0',
+      "UPDATE mk_objects SET is_public = 1 WHERE pid IN (SELECT pid FROM mk_access WHERE subject = 'public')",
+      'CREATE INDEX mk_objects_public ON mk_objects (is_public, date_modified, pid)',
+      // The listing index covers the flag too: a caller's `public OR mine` filter walks it alone.
+      d.name === 'mysql' ? 'DROP INDEX mk_objects_list ON mk_objects' : 'DROP INDEX mk_objects_list',
+      'CREATE INDEX mk_objects_list ON mk_objects (date_modified, pid, is_replica, is_public)',
+    ],
   ];
 }
 
@@ -149,6 +168,13 @@ export async function migrate(db: Kysely<any>, d: DialectSql, busyTimeoutMs = 50
       for (let v = current; v < all.length; v++) {
         for (const statement of all[v]!) await run(statement);
         await sql`INSERT INTO mk_migrations (version, applied) VALUES (${v + 1}, ${Date.now()})`.execute(conn);
+      }
+      // Still under the migration lock: build the position index where it is missing.
+      for (const t of [OBJECT_RANKS, EVENT_RANKS]) {
+        if (await hasRanks(conn, t)) continue;
+        if (d.name === 'mysql') await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED').then(() => run('START TRANSACTION'));
+        await rebuildRanks(conn, t);
+        if (d.name === 'mysql') await run('COMMIT');
       }
       if (d.name !== 'mysql') await run('COMMIT');
     } catch (e) {

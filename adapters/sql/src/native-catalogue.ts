@@ -12,7 +12,8 @@ import {
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation, toAdapterError } from './errors.js';
-import { orderedPage } from './paging.js';
+import { countRows, orderedPage } from './paging.js';
+import { applyRankDeltas, OBJECT_RANKS, rankedPage, type RankDelta, type RankedSlice } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
 import { checkSlice, epochMs, readers, reviveSysmeta, serializeSysmeta } from '@memberkit/types';
 
@@ -93,32 +94,63 @@ export class SqlNativeCatalogue implements MetadataAdapter {
 
   /**
    * Listing order dateSysMetadataModified then PID; total and items from one snapshot.
-   * See `orderedPage` for the plan (counter for unfiltered totals, deferred join, backwards
-   * walk for the second half).
+   * - Slices the position index describes (every object or the public ones, optionally
+   *   between two dates) come from it: any page in one bucket's walk (rank-index.ts).
+   * - Other filters walk an index (`orderedPage`). A readableBy that includes `public` reads
+   *   `is_public = 1 OR readable by the other subjects`, and its total is the public count
+   *   plus the restricted objects the other subjects may read, counted apart.
    */
   async list(query: ObjectQuery): Promise<ObjectPage> {
     checkSlice(query.start, query.count);
     const base = objectConditions(query);
-    if (query.readableBy !== undefined && query.readableBy.length === 0) return { total: 0, items: [] };
+    const subjects = query.readableBy;
+    if (subjects !== undefined && subjects.length === 0) return { total: 0, items: [] };
+    const others = subjects?.filter((s) => s !== 'public') ?? [];
+    const publicToo = subjects?.includes('public') ?? false;
+    const datesOnly = query.formatId === undefined && query.identifier === undefined && query.replicas !== false;
+    const slice: RankedSlice = {
+      public: subjects !== undefined,
+      ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
+      ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
+    };
+    const columns = 'r.sysmeta, r.storage_key, r.is_replica';
     return this.store.read('list objects', async (trx) => {
-      const { total, rows } = await orderedPage<RecordRow>(trx, {
+      if (datesOnly && (subjects === undefined || (publicToo && others.length === 0))) {
+        const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows;
+        const page = indexed ? await rankedPage<RecordRow>(trx, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns }) : undefined;
+        if (page !== undefined) return { total: page.total, items: page.rows.map(toRecord) };
+      }
+      const readable = (form: 'exists' | 'in') => {
+        if (!publicToo) return readableBy(sql.ref('o.pid'), others, form);
+        return others.length === 0 ? sql`o.is_public = 1` : sql`(o.is_public = 1 OR ${readableBy(sql.ref('o.pid'), others, form)})`;
+      };
+      const total = async (): Promise<number> => {
+        if (subjects === undefined) return base.length === 0 ? this.store.counter(trx, 'objects') : countRows(trx, 'mk_objects', base);
+        if (!publicToo) return countRows(trx, 'mk_objects', [...base, readableBy(sql.ref('o.pid'), others, 'in')]);
+        const restricted = others.length === 0 ? 0 : await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')]);
+        const ranked = datesOnly ? await rankedPage(trx, OBJECT_RANKS, slice, { start: 0, count: 0, columns }) : undefined;
+        return restricted + (ranked?.total ?? (await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 1`])));
+      };
+      const { total: n, rows } = await orderedPage<RecordRow>(trx, {
         table: 'mk_objects',
         order: ['date_modified', 'pid'],
-        where: (form) => (query.readableBy === undefined ? base : [...base, readableBy(sql.ref('o.pid'), query.readableBy, form)]),
-        unfilteredTotal: () => this.store.counter(trx, 'objects'),
-        columns: 'r.sysmeta, r.storage_key, r.is_replica',
+        where: (form) => (subjects === undefined ? base : [...base, readable(form)]),
+        total,
+        columns,
         start: query.start,
         count: query.count,
       });
-      return { total, items: rows.map(toRecord) };
+      return { total: n, items: rows.map(toRecord) };
     });
   }
 
   async apply(change: CatalogueChange): Promise<void> {
     await this.store.write('apply catalogue change', async (trx) => {
-      for (const record of change.insert ?? []) await this.#insert(trx, record);
-      for (const replacement of change.replace ?? []) await this.#replace(trx, replacement);
-      for (const { pid } of change.remove ?? []) await this.#remove(trx, pid);
+      const ranks: RankDelta[] = [];
+      for (const record of change.insert ?? []) await this.#insert(trx, record, ranks);
+      for (const replacement of change.replace ?? []) await this.#replace(trx, replacement, ranks);
+      for (const { pid } of change.remove ?? []) await this.#remove(trx, pid, ranks);
+      await applyRankDeltas(trx, this.store.dialect, OBJECT_RANKS, ranks, this.store.rankBucketRows);
     });
   }
 
@@ -130,7 +162,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     }
   }
 
-  async #insert(trx: Kysely<any>, record: ObjectRecord): Promise<void> {
+  async #insert(trx: Kysely<any>, record: ObjectRecord, ranks: RankDelta[]): Promise<void> {
     const pid = record.sysmeta?.identifier;
     if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
     if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
@@ -143,14 +175,15 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     }
     if (c.series_id !== null) await this.#claimSid(trx, c.series_id);
     await sql`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
-        obsoletes, obsoleted_by, storage_key, sysmeta)
+        obsoletes, obsoleted_by, storage_key, sysmeta, is_public)
       VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
-        ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta})`.execute(trx);
+        ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public})`.execute(trx);
     await this.#writeAccess(trx, pid, record.sysmeta);
     await this.store.bump(trx, 'objects', 1);
+    ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
   }
 
-  async #replace(trx: Kysely<any>, replacement: NonNullable<CatalogueChange['replace']>[number]): Promise<void> {
+  async #replace(trx: Kysely<any>, replacement: NonNullable<CatalogueChange['replace']>[number], ranks: RankDelta[]): Promise<void> {
     const { pid, expectedSerialVersion, sysmeta, isReplica } = replacement;
     if (sysmeta?.identifier !== pid) throw new AdapterError('invalid', `replacement sysmeta.identifier must equal ${pid}`);
     const c = columns(sysmeta);
@@ -162,7 +195,8 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     const replica = isReplica === undefined ? sql`is_replica` : sql`${isReplica ? 1 : 0}`;
     const result = await sql`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
         date_modified = ${c.date_modified}, date_uploaded = ${c.date_uploaded}, serial_version = ${c.serial_version},
-        is_replica = ${replica}, obsoletes = ${c.obsoletes}, obsoleted_by = ${c.obsoleted_by}, sysmeta = ${c.sysmeta}
+        is_replica = ${replica}, obsoletes = ${c.obsoletes}, obsoleted_by = ${c.obsoleted_by}, sysmeta = ${c.sysmeta},
+        is_public = ${c.is_public}
       WHERE pid = ${pid} AND serial_version = ${expectedSerialVersion}`.execute(trx);
     if (Number(result.numAffectedRows ?? 0n) === 0) throw new AdapterError('conflict', `serialVersion of ${pid} changed`);
     if (stored.seriesId !== c.series_id) {
@@ -171,9 +205,10 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     }
     await sql`DELETE FROM mk_access WHERE pid = ${pid}`.execute(trx);
     await this.#writeAccess(trx, pid, sysmeta);
+    ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic }, { date: c.date_modified, key: pid, n: 1, pub: c.is_public });
   }
 
-  async #remove(trx: Kysely<any>, pid: string): Promise<void> {
+  async #remove(trx: Kysely<any>, pid: string, ranks: RankDelta[]): Promise<void> {
     const stored = await this.#lock(trx, pid);
     if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
     await sql`DELETE FROM mk_objects WHERE pid = ${pid}`.execute(trx);
@@ -181,14 +216,18 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     if (stored.seriesId !== null) await this.#releaseSid(trx, stored.seriesId);
     await sql`DELETE FROM mk_access WHERE pid = ${pid}`.execute(trx);
     await this.store.bump(trx, 'objects', -1);
+    ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic });
   }
 
-  /** The stored serialVersion and seriesId of `pid`, row-locked until commit. */
-  async #lock(trx: Kysely<any>, pid: string): Promise<{ serialVersion: number; seriesId: string | null } | undefined> {
+  /** What the stored row of `pid` says about its place (version, series, listing position), row-locked until commit. */
+  async #lock(trx: Kysely<any>, pid: string): Promise<{ serialVersion: number; seriesId: string | null; dateModified: number; isPublic: number } | undefined> {
     const forUpdate = sql.raw(this.store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE');
-    const { rows } = await sql<{ serial_version: unknown; series_id: unknown }>`SELECT serial_version, series_id FROM mk_objects WHERE pid = ${pid} ${forUpdate}`.execute(trx);
+    const { rows } = await sql<{ serial_version: unknown; series_id: unknown; date_modified: unknown; is_public: unknown }>`SELECT
+        serial_version, series_id, date_modified, is_public FROM mk_objects WHERE pid = ${pid} ${forUpdate}`.execute(trx);
     const row = rows[0];
-    return row === undefined ? undefined : { serialVersion: num(row.serial_version), seriesId: textOrNull(row.series_id) };
+    return row === undefined
+      ? undefined
+      : { serialVersion: num(row.serial_version), seriesId: textOrNull(row.series_id), dateModified: num(row.date_modified), isPublic: num(row.is_public) };
   }
 
   /**
@@ -234,6 +273,7 @@ function columns(sysmeta: StoredSystemMetadata) {
     obsoletes: sysmeta.obsoletes ?? null,
     obsoleted_by: sysmeta.obsoletedBy ?? null,
     sysmeta: serializeSysmeta(sysmeta),
+    is_public: readers(sysmeta).has('public') ? 1 : 0,
   };
 }
 

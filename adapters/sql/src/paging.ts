@@ -13,8 +13,8 @@ export interface PageSpec {
   /** Sort key: a date column then a unique column (the join key of the deferred join). */
   order: readonly [string, string];
   where: Conditions;
-  /** Exact count of the unfiltered table, when the store keeps one. */
-  unfilteredTotal?: () => Promise<number>;
+  /** The exact total when the caller knows a faster way than one COUNT (a kept counter, the position index). */
+  total?: () => Promise<number>;
   /** Columns of the full row `r` to return. */
   columns: string;
   start: number;
@@ -25,9 +25,15 @@ function whereOf(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
   return conditions.length === 0 ? sql`` : sql`WHERE ${sql.join(conditions, sql` AND `)}`;
 }
 
+/** COUNT(*) of `table` (aliased `o`) under `conditions`. */
+export async function countRows(trx: Kysely<any>, table: string, conditions: RawBuilder<unknown>[]): Promise<number> {
+  const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${sql.table(table)} o ${whereOf(conditions)}`.execute(trx);
+  return num(rows[0]?.n ?? 0);
+}
+
 /**
  * One page of an ordered listing and the exact total, in the caller's transaction:
- * - total: the kept counter when unfiltered, else one COUNT over the filter's index;
+ * - total: `spec.total` when given, else one COUNT over the filter's index;
  * - items: a deferred join: the page's keys come from a walk of the (date, key) index, so
  *   OFFSET never reads table rows; then only the page's rows are read. A page in the second
  *   half is found walking the index backwards (an offset of 990,000 of 1,000,000 skips
@@ -36,14 +42,7 @@ function whereOf(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
 export async function orderedPage<Row>(trx: Kysely<any>, spec: PageSpec): Promise<{ total: number; rows: Row[] }> {
   const [dateCol, keyCol] = spec.order;
   const table = sql.table(spec.table);
-  const countConditions = spec.where('in');
-  let total: number;
-  if (countConditions.length === 0 && spec.unfilteredTotal) {
-    total = await spec.unfilteredTotal();
-  } else {
-    const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${table} o ${whereOf(countConditions)}`.execute(trx);
-    total = num(rows[0]?.n ?? 0);
-  }
+  const total = spec.total ? await spec.total() : await countRows(trx, spec.table, spec.where('in'));
   if (spec.count === 0 || spec.start >= total) return { total, rows: [] };
   const limit = Math.min(spec.count, total - spec.start);
   const fromEnd = total - spec.start - limit;

@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { beginImmediate, num, openKysely, type DialectSql, type SqlConnectionOptions, type SqlHandle } from './dialect.js';
 import { isRetryable, toAdapterError } from './errors.js';
 import { COUNTER_SLOTS, migrate } from './migrations.js';
+import { EVENT_RANKS, OBJECT_RANKS, RANK_BUCKET, rebuildRanks } from './rank-index.js';
 
 /** Options of every store of this package. */
 export interface SqlStoreOptions extends SqlConnectionOptions {
@@ -14,6 +15,11 @@ export interface SqlStoreOptions extends SqlConnectionOptions {
   migrate?: boolean;
   /** Attempts of a transaction that hits a deadlock or serialization failure (default 5). */
   maxAttempts?: number;
+  /**
+   * Rows per bucket of the listings' position index (default 4096; see rank-index.ts): a
+   * deep page walks at most twice this many index entries. Processes may differ.
+   */
+  rankBucketRows?: number;
 }
 
 /**
@@ -144,6 +150,26 @@ export class SqlStore {
   #busyTimeoutMs(): number {
     const c = this.options.connection;
     return (typeof c === 'object' && 'busyTimeoutMs' in c ? c.busyTimeoutMs : undefined) ?? 5000;
+  }
+
+  /**
+   * Recomputes what the store keeps about its rows (the row counters and the listings'
+   * position index, see rank-index.ts) from the rows themselves. The adapter keeps both exact
+   * on every write; run this after loading or deleting rows with SQL behind its back.
+   */
+  async reindex(): Promise<void> {
+    await this.write('reindex', async (trx) => {
+      for (const [name, t] of [['objects', OBJECT_RANKS], ['events', EVENT_RANKS]] as const) {
+        const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${sql.table(t.table)}`.execute(trx);
+        await sql`UPDATE mk_counters SET n = CASE WHEN slot = 0 THEN ${num(rows[0]?.n ?? 0)} ELSE 0 END WHERE name = ${name}`.execute(trx);
+        await rebuildRanks(trx, t, this.rankBucketRows);
+      }
+    });
+  }
+
+  /** @internal Rows per bucket of the position index. */
+  get rankBucketRows(): number {
+    return this.options.rankBucketRows ?? RANK_BUCKET;
   }
 
   /** @internal Adds `delta` to counter `name` (one random slot: concurrent writers rarely wait on each other). */
