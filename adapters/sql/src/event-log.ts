@@ -109,7 +109,7 @@ export class SqlEventLog implements EventLogStore {
       // Every entry or a date range: any page from the position index (rank-index.ts).
       if (datesOnly && (from !== undefined || to !== undefined || query.start >= this.store.rankBucketRows)) {
         const slice = { public: false, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
-        const page = await rankedPage<EventRow>(trx, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' });
+        const page = await rankedPage<EventRow>(trx, this.store.dialect, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' });
         if (page !== undefined) return { total: page.total, entries: page.rows.map(toStoredEvent) };
       }
       const { total, rows } = await orderedPage<EventRow>(trx, {

@@ -13,9 +13,14 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation, toAdapterError } from './errors.js';
 import { countRows, orderedPage } from './paging.js';
-import { applyRankDeltas, OBJECT_RANKS, rankedPage, type RankDelta, type RankedSlice } from './rank-index.js';
+import { applyRankDeltas, compareRankKeys, OBJECT_RANKS, rankedPage, type RankDelta, type RankedSlice, type RankKey } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
 import { checkSlice, epochMs, readers, reviveSysmeta, serializeSysmeta } from '@memberkit/types';
+
+/** Largest set of non-public objects a caller may read that `#publicAndOwn` merges in memory. */
+const MERGE_LIMIT = 5000;
+
+const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
 
 interface RecordRow {
   sysmeta: unknown;
@@ -113,12 +118,16 @@ export class SqlNativeCatalogue implements MetadataAdapter {
       ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
       ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
     };
-    const columns = 'r.sysmeta, r.storage_key, r.is_replica';
+    const columns = RECORD_COLUMNS;
     return this.store.read('list objects', async (trx) => {
       if (datesOnly && (subjects === undefined || (publicToo && others.length === 0))) {
         const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows;
-        const page = indexed ? await rankedPage<RecordRow>(trx, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns }) : undefined;
+        const page = indexed ? await rankedPage<RecordRow>(trx, this.store.dialect, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns }) : undefined;
         if (page !== undefined) return { total: page.total, items: page.rows.map(toRecord) };
+      }
+      if (datesOnly && publicToo && others.length > 0) {
+        const merged = await this.#publicAndOwn(trx, slice, others, query.start, query.count);
+        if (merged !== undefined) return merged;
       }
       const readable = (form: 'exists' | 'in') => {
         if (!publicToo) return readableBy(sql.ref('o.pid'), others, form);
@@ -128,7 +137,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
         if (subjects === undefined) return base.length === 0 ? this.store.counter(trx, 'objects') : countRows(trx, 'mk_objects', base);
         if (!publicToo) return countRows(trx, 'mk_objects', [...base, readableBy(sql.ref('o.pid'), others, 'in')]);
         const restricted = others.length === 0 ? 0 : await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')]);
-        const ranked = datesOnly ? await rankedPage(trx, OBJECT_RANKS, slice, { start: 0, count: 0, columns }) : undefined;
+        const ranked = datesOnly ? await rankedPage(trx, this.store.dialect, OBJECT_RANKS, slice, { start: 0, count: 0, columns }) : undefined;
         return restricted + (ranked?.total ?? (await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 1`])));
       };
       const { total: n, rows } = await orderedPage<RecordRow>(trx, {
@@ -142,6 +151,50 @@ export class SqlNativeCatalogue implements MetadataAdapter {
       });
       return { total: n, items: rows.map(toRecord) };
     });
+  }
+
+  /**
+   * A page of `public` ∪ R, where R (the non-public objects `others` may read) is small: R is
+   * read whole, the public slice comes from the position index, and the two are merged. The
+   * number r of R's objects before position `start` is found by binary search (R[r−1] comes
+   * before the public object at start − r), so a deep page costs a few index probes, not a
+   * walk. Undefined when R is too large to hold (the caller walks instead).
+   */
+  async #publicAndOwn(trx: Kysely<any>, slice: RankedSlice, others: string[], start: number, count: number): Promise<ObjectPage | undefined> {
+    const d = this.store.dialect;
+    const conditions = [sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')];
+    if (slice.from !== undefined) conditions.push(sql`o.date_modified >= ${slice.from}`);
+    if (slice.to !== undefined) conditions.push(sql`o.date_modified < ${slice.to}`);
+    const { rows: own } = await sql<{ d: unknown; k: unknown }>`SELECT o.date_modified AS d, o.pid AS k FROM mk_objects o
+      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.execute(trx);
+    if (own.length > MERGE_LIMIT) return undefined;
+    const mine: RankKey[] = own.map((row) => ({ date: num(row.d), key: text(row.k) }));
+    const publicAt = async (position: number, n: number) =>
+      (await rankedPage<RecordRow & { d: unknown; k: unknown }>(trx, d, OBJECT_RANKS, slice, { start: position, count: n, columns: `${RECORD_COLUMNS}, r.date_modified AS d, r.pid AS k` }))!;
+    const publicTotal = (await publicAt(0, 0)).total;
+    const total = publicTotal + mine.length;
+    if (count === 0 || start >= total) return { total, items: [] };
+    // r = how many of `mine` come before position `start`: the largest r whose R[r−1] precedes P[start − r].
+    let lo = Math.max(0, start - publicTotal);
+    let hi = Math.min(start, mine.length);
+    while (lo < hi) {
+      const r = (lo + hi + 1) >> 1;
+      const p = start - r < publicTotal ? (await publicAt(start - r, 1)).rows[0] : undefined;
+      if (p === undefined || compareRankKeys(mine[r - 1]!, { date: num(p.d), key: text(p.k) }) < 0) lo = r;
+      else hi = r - 1;
+    }
+    const limit = Math.min(count, total - start);
+    const pub = (await publicAt(start - lo, limit)).rows.map((row) => ({ key: { date: num(row.d), key: text(row.k) }, row }));
+    const ownKeys = mine.slice(lo, lo + limit);
+    const ownRows = ownKeys.length === 0 ? [] : (await sql<RecordRow & { k: unknown }>`SELECT ${sql.raw(RECORD_COLUMNS)}, r.pid AS k FROM mk_objects r
+      WHERE ${inList(sql.ref('r.pid'), ownKeys.map((k) => k.key))}`.execute(trx)).rows;
+    const byPid = new Map(ownRows.map((row) => [text(row.k), row]));
+    const items: ObjectRecord[] = [];
+    for (let i = 0, j = 0; items.length < limit && (i < pub.length || j < ownKeys.length); ) {
+      if (j >= ownKeys.length || (i < pub.length && compareRankKeys(pub[i]!.key, ownKeys[j]!) < 0)) items.push(toRecord(pub[i++]!.row));
+      else items.push(toRecord(byPid.get(ownKeys[j++]!.key)!));
+    }
+    return { total, items };
   }
 
   async apply(change: CatalogueChange): Promise<void> {

@@ -163,7 +163,9 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       try {
         const pub = { allow: [{ subject: ['public'], permission: ['read' as const] }] };
         const pid = (i: number) => `r${String(i).padStart(3, '0')}`;
-        const rec = (i: number) => buildObjectRecord(pid(i), { sysmeta: { dateSysMetadataModified: instant((i * 37) % 50), ...(i % 3 !== 0 ? { accessPolicy: pub } : {}) } });
+        const rec = (i: number) => buildObjectRecord(pid(i), {
+          sysmeta: { dateSysMetadataModified: instant((i * 37) % 50), ...(i % 3 !== 0 ? { accessPolicy: pub } : {}), ...(i % 4 === 0 ? { rightsHolder: 'CN=mine' } : {}) },
+        });
         // Two writers, one object per transaction, in an order that is not the listing order.
         await Promise.all([a, b].map(async (s, w) => {
           for (let i = w; i < 60; i += 2) await s.catalogue.apply({ insert: [rec(i)] });
@@ -183,13 +185,19 @@ export function runNativeSuites(dialect: SqlDialectName): void {
         const check = async (label: string) => {
           const { rows } = await sql<{ pid: unknown; date_modified: unknown; is_public: unknown }>`SELECT pid, date_modified, is_public FROM mk_objects
             ORDER BY date_modified, pid`.execute(a.store.db);
+          const { rows: owned } = await sql<{ pid: unknown }>`SELECT pid FROM mk_access WHERE subject = 'CN=mine'`.execute(a.store.db);
+          const mine = new Set(owned.map((r) => String(r.pid)));
           const objects = rows.map((r) => ({ pid: String(r.pid), date: Number(r.date_modified), pub: Number(r.is_public) === 1 }));
           const slices: Array<[string, Parameters<typeof a.catalogue.list>[0] extends infer Q ? Omit<Q & object, 'start' | 'count'> : never, string[]]> = [
             ['every object', {}, objects.map((o) => o.pid)],
             ['public', { readableBy: ['public'] }, objects.filter((o) => o.pub).map((o) => o.pid)],
             ['a date range', { fromDate: instant(10), toDate: instant(70) }, objects.filter((o) => o.date >= instant(10).getTime() && o.date < instant(70).getTime()).map((o) => o.pid)],
             ['public from a date', { readableBy: ['public'], fromDate: instant(25) }, objects.filter((o) => o.pub && o.date >= instant(25).getTime()).map((o) => o.pid)],
+            ['public and mine', { readableBy: ['public', 'CN=mine'] }, objects.filter((o) => o.pub || mine.has(o.pid)).map((o) => o.pid)],
+            ['public and mine in a date range', { readableBy: ['CN=mine', 'public'], fromDate: instant(5), toDate: instant(80) },
+              objects.filter((o) => (o.pub || mine.has(o.pid)) && o.date >= instant(5).getTime() && o.date < instant(80).getTime()).map((o) => o.pid)],
           ];
+          expect(objects.some((o) => !o.pub && mine.has(o.pid)), 'some restricted objects are mine').toBe(true);
           for (const [what, filter, expected] of slices) {
             for (let start = 0; start <= expected.length; start++) {
               const page = await b.catalogue.list({ ...filter, start, count: 4 });
