@@ -3,9 +3,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
-import { applyRankDeltas, EVENT_RANKS, rankedPage, type RankDelta } from './rank-index.js';
+import { EVENT_RANKS, runSteps } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
+import { applyRankDeltas, checkSlice, epochMs, prefixUpperBound, rankedPage, wellFormed, type RankDelta } from '@memberkit/types';
 
 interface EventRow {
   entry_id: unknown;
@@ -70,7 +70,7 @@ export class SqlEventLog implements EventLogStore {
         chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_RANKS.keyText(ids[j]), n: 1, pub: 0 }));
       }
       await this.store.bump(trx, 'events', rows.length);
-      await applyRankDeltas(trx, this.store.dialect, EVENT_RANKS, ranks, this.store.rankBucketRows);
+      await runSteps(trx, this.store.dialect, applyRankDeltas(this.store.dialect.name, EVENT_RANKS, ranks, this.store.rankBucketRows));
     });
   }
 
@@ -109,7 +109,7 @@ export class SqlEventLog implements EventLogStore {
       // Every entry or a date range: any page from the position index (rank-index.ts).
       if (datesOnly && (from !== undefined || to !== undefined || query.start >= this.store.rankBucketRows)) {
         const slice = { public: false, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
-        const page = await rankedPage<EventRow>(trx, this.store.dialect, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' });
+        const page = await runSteps(trx, this.store.dialect, rankedPage<EventRow>(this.store.dialect.name, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' }));
         if (page !== undefined) return { total: page.total, entries: page.rows.map(toStoredEvent) };
       }
       const { total, rows } = await orderedPage<EventRow>(trx, {

@@ -1,7 +1,8 @@
 import { AdapterError } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
 import { beginImmediate, type DialectSql } from './dialect.js';
-import { EVENT_RANKS, hasRanks, OBJECT_RANKS, rebuildRanks } from './rank-index.js';
+import { hasRanks, rebuildRanks } from '@memberkit/types';
+import { EVENT_RANKS, OBJECT_RANKS, runSteps } from './rank-index.js';
 
 /** Number of rows per sharded counter (spreads concurrent appends over several rows). */
 export const COUNTER_SLOTS = 8;
@@ -171,9 +172,9 @@ export async function migrate(db: Kysely<any>, d: DialectSql, busyTimeoutMs = 50
       }
       // Still under the migration lock: build the position index where it is missing.
       for (const t of [OBJECT_RANKS, EVENT_RANKS]) {
-        if (await hasRanks(conn, t)) continue;
+        if (await runSteps(conn, d, hasRanks(t))) continue;
         if (d.name === 'mysql') await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED').then(() => run('START TRANSACTION'));
-        await rebuildRanks(conn, t);
+        await runSteps(conn, d, rebuildRanks(t));
         if (d.name === 'mysql') await run('COMMIT');
       }
       if (d.name !== 'mysql') await run('COMMIT');

@@ -13,9 +13,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation, toAdapterError } from './errors.js';
 import { countRows, orderedPage } from './paging.js';
-import { applyRankDeltas, compareRankKeys, OBJECT_RANKS, rankedPage, type RankDelta, type RankedSlice, type RankKey } from './rank-index.js';
+import { OBJECT_RANKS, runSteps } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { checkSlice, epochMs, readers, reviveSysmeta, serializeSysmeta } from '@memberkit/types';
+import { applyRankDeltas, checkSlice, compareRankKeys, epochMs, rankedPage, readers, reviveSysmeta, serializeSysmeta, type RankDelta, type RankedSlice, type RankKey } from '@memberkit/types';
 
 /** Largest set of non-public objects a caller may read that `#publicAndOwn` merges in memory. */
 const MERGE_LIMIT = 5000;
@@ -122,7 +122,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     return this.store.read('list objects', async (trx) => {
       if (datesOnly && (subjects === undefined || (publicToo && others.length === 0))) {
         const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows;
-        const page = indexed ? await rankedPage<RecordRow>(trx, this.store.dialect, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns }) : undefined;
+        const page = indexed ? await runSteps(trx, this.store.dialect, rankedPage<RecordRow>(this.store.dialect.name, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns })) : undefined;
         if (page !== undefined) return { total: page.total, items: page.rows.map(toRecord) };
       }
       if (datesOnly && publicToo && others.length > 0) {
@@ -137,7 +137,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
         if (subjects === undefined) return base.length === 0 ? this.store.counter(trx, 'objects') : countRows(trx, 'mk_objects', base);
         if (!publicToo) return countRows(trx, 'mk_objects', [...base, readableBy(sql.ref('o.pid'), others, 'in')]);
         const restricted = others.length === 0 ? 0 : await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')]);
-        const ranked = datesOnly ? await rankedPage(trx, this.store.dialect, OBJECT_RANKS, slice, { start: 0, count: 0, columns }) : undefined;
+        const ranked = datesOnly ? await runSteps(trx, this.store.dialect, rankedPage(this.store.dialect.name, OBJECT_RANKS, slice, { start: 0, count: 0, columns })) : undefined;
         return restricted + (ranked?.total ?? (await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 1`])));
       };
       const { total: n, rows } = await orderedPage<RecordRow>(trx, {
@@ -170,7 +170,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     if (own.length > MERGE_LIMIT) return undefined;
     const mine: RankKey[] = own.map((row) => ({ date: num(row.d), key: text(row.k) }));
     const publicAt = async (position: number, n: number) =>
-      (await rankedPage<RecordRow & { d: unknown; k: unknown }>(trx, d, OBJECT_RANKS, slice, { start: position, count: n, columns: `${RECORD_COLUMNS}, r.date_modified AS d, r.pid AS k` }))!;
+      (await runSteps(trx, d, rankedPage<RecordRow & { d: unknown; k: unknown }>(d.name, OBJECT_RANKS, slice, { start: position, count: n, columns: `${RECORD_COLUMNS}, r.date_modified AS d, r.pid AS k` })))!;
     const publicTotal = (await publicAt(0, 0)).total;
     const total = publicTotal + mine.length;
     if (count === 0 || start >= total) return { total, items: [] };
@@ -203,7 +203,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
       for (const record of change.insert ?? []) await this.#insert(trx, record, ranks);
       for (const replacement of change.replace ?? []) await this.#replace(trx, replacement, ranks);
       for (const { pid } of change.remove ?? []) await this.#remove(trx, pid, ranks);
-      await applyRankDeltas(trx, this.store.dialect, OBJECT_RANKS, ranks, this.store.rankBucketRows);
+      await runSteps(trx, this.store.dialect, applyRankDeltas(this.store.dialect.name, OBJECT_RANKS, ranks, this.store.rankBucketRows));
     });
   }
 

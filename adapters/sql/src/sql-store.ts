@@ -4,7 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import { beginImmediate, num, openKysely, type DialectSql, type SqlConnectionOptions, type SqlHandle } from './dialect.js';
 import { isRetryable, toAdapterError } from './errors.js';
 import { COUNTER_SLOTS, migrate } from './migrations.js';
-import { EVENT_RANKS, OBJECT_RANKS, RANK_BUCKET, rebuildRanks } from './rank-index.js';
+import { RANK_BUCKET, rebuildRanks } from '@memberkit/types';
+import { EVENT_RANKS, OBJECT_RANKS, runSteps } from './rank-index.js';
 
 /** Options of every store of this package. */
 export interface SqlStoreOptions extends SqlConnectionOptions {
@@ -162,7 +163,7 @@ export class SqlStore {
       for (const [name, t] of [['objects', OBJECT_RANKS], ['events', EVENT_RANKS]] as const) {
         const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${sql.table(t.table)}`.execute(trx);
         await sql`UPDATE mk_counters SET n = CASE WHEN slot = 0 THEN ${num(rows[0]?.n ?? 0)} ELSE 0 END WHERE name = ${name}`.execute(trx);
-        await rebuildRanks(trx, t, this.rankBucketRows);
+        await runSteps(trx, this.dialect, rebuildRanks(t, this.rankBucketRows));
       }
     });
   }
