@@ -13,12 +13,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation, toAdapterError } from './errors.js';
 import { countRows, orderedPage } from './paging.js';
-import { OBJECT_RANKS, runSteps } from './rank-index.js';
+import { asStep, OBJECT_RANKS, runSteps } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { applyRankDeltas, checkSlice, compareRankKeys, epochMs, rankedPage, readers, reviveSysmeta, serializeSysmeta, type RankDelta, type RankedSlice, type RankKey } from '@memberkit/types';
-
-/** Largest set of non-public objects a caller may read that `#publicAndOwn` merges in memory. */
-const MERGE_LIMIT = 5000;
+import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, rankedPage, readers, reviveSysmeta, serializeSysmeta, type RankDelta, type RankedSlice } from '@memberkit/types';
 
 const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
 
@@ -153,48 +150,17 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     });
   }
 
-  /**
-   * A page of `public` ∪ R, where R (the non-public objects `others` may read) is small: R is
-   * read whole, the public slice comes from the position index, and the two are merged. The
-   * number r of R's objects before position `start` is found by binary search (R[r−1] comes
-   * before the public object at start − r), so a deep page costs a few index probes, not a
-   * walk. Undefined when R is too large to hold (the caller walks instead).
-   */
+  /** `public` ∪ the restricted objects `others` may read, when those are few (mergedPublicPage). */
   async #publicAndOwn(trx: Kysely<any>, slice: RankedSlice, others: string[], start: number, count: number): Promise<ObjectPage | undefined> {
     const d = this.store.dialect;
     const conditions = [sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')];
     if (slice.from !== undefined) conditions.push(sql`o.date_modified >= ${slice.from}`);
     if (slice.to !== undefined) conditions.push(sql`o.date_modified < ${slice.to}`);
-    const { rows: own } = await sql<{ d: unknown; k: unknown }>`SELECT o.date_modified AS d, o.pid AS k FROM mk_objects o
-      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.execute(trx);
-    if (own.length > MERGE_LIMIT) return undefined;
-    const mine: RankKey[] = own.map((row) => ({ date: num(row.d), key: text(row.k) }));
-    const publicAt = async (position: number, n: number) =>
-      (await runSteps(trx, d, rankedPage<RecordRow & { d: unknown; k: unknown }>(d.name, OBJECT_RANKS, slice, { start: position, count: n, columns: `${RECORD_COLUMNS}, r.date_modified AS d, r.pid AS k` })))!;
-    const publicTotal = (await publicAt(0, 0)).total;
-    const total = publicTotal + mine.length;
-    if (count === 0 || start >= total) return { total, items: [] };
-    // r = how many of `mine` come before position `start`: the largest r whose R[r−1] precedes P[start − r].
-    let lo = Math.max(0, start - publicTotal);
-    let hi = Math.min(start, mine.length);
-    while (lo < hi) {
-      const r = (lo + hi + 1) >> 1;
-      const p = start - r < publicTotal ? (await publicAt(start - r, 1)).rows[0] : undefined;
-      if (p === undefined || compareRankKeys(mine[r - 1]!, { date: num(p.d), key: text(p.k) }) < 0) lo = r;
-      else hi = r - 1;
-    }
-    const limit = Math.min(count, total - start);
-    const pub = (await publicAt(start - lo, limit)).rows.map((row) => ({ key: { date: num(row.d), key: text(row.k) }, row }));
-    const ownKeys = mine.slice(lo, lo + limit);
-    const ownRows = ownKeys.length === 0 ? [] : (await sql<RecordRow & { k: unknown }>`SELECT ${sql.raw(RECORD_COLUMNS)}, r.pid AS k FROM mk_objects r
-      WHERE ${inList(sql.ref('r.pid'), ownKeys.map((k) => k.key))}`.execute(trx)).rows;
-    const byPid = new Map(ownRows.map((row) => [text(row.k), row]));
-    const items: ObjectRecord[] = [];
-    for (let i = 0, j = 0; items.length < limit && (i < pub.length || j < ownKeys.length); ) {
-      if (j >= ownKeys.length || (i < pub.length && compareRankKeys(pub[i]!.key, ownKeys[j]!) < 0)) items.push(toRecord(pub[i++]!.row));
-      else items.push(toRecord(byPid.get(ownKeys[j++]!.key)!));
-    }
-    return { total, items };
+    const own = sql`SELECT o.date_modified AS d, o.pid AS k FROM mk_objects o
+      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.compile(trx);
+    const byKeys = (pids: string[]) => sql`SELECT ${sql.raw(RECORD_COLUMNS)}, r.pid AS k FROM mk_objects r WHERE ${inList(sql.ref('r.pid'), pids)}`.compile(trx);
+    const page = await runSteps(trx, d, mergedPublicPage<RecordRow>(d.name, OBJECT_RANKS, slice, { start, count, columns: RECORD_COLUMNS }, asStep(own), (pids) => asStep(byKeys(pids))));
+    return page === undefined ? undefined : { total: page.total, items: page.rows.map(toRecord) };
   }
 
   async apply(change: CatalogueChange): Promise<void> {

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { eventRanks, objectRanks, type SqlSteps } from '@memberkit/types';
+import { eventRanks, objectRanks, type SqlStep, type SqlSteps } from '@memberkit/types';
 import type { DialectSql } from './dialect.js';
 
 /** The listings of this package's schema in the shared position index (see @memberkit/types rank-index). */
@@ -16,4 +16,12 @@ export async function runSteps<T>(trx: Kysely<any>, d: DialectSql, steps: SqlSte
     step = steps.next(rows);
   }
   return step.value;
+}
+
+/**
+ * A compiled kysely query as a step of runSteps (back to `?` placeholders on PostgreSQL,
+ * whose compiler numbers them).
+ */
+export function asStep(query: CompiledQuery): SqlStep {
+  return { sql: query.sql.replace(/\$\d+/g, '?'), params: [...query.parameters] };
 }

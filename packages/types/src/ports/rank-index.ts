@@ -357,3 +357,58 @@ export function* rankedPage<Row = Record<string, unknown>>(
     ORDER BY page.${raw(date)}, page.${raw(key)}`);
   return { total, rows: found as Row[] };
 }
+
+/** Largest set of non-public objects a caller may read that `mergedPublicPage` holds in memory. */
+export const MERGE_LIMIT = 5000;
+
+/**
+ * A page of `public` ∪ R, where R is a small set of other rows (the non-public objects a
+ * caller may read): R is read whole (`own` returns its keys as `d`, `k` in listing order,
+ * at most MERGE_LIMIT + 1 of them, within the slice's dates), the public slice comes from the
+ * position index, and the two are merged. The number r of R's rows before position `start`
+ * is found by binary search (R[r−1] comes before the public row at start − r), so a deep page
+ * costs a few index probes, not a walk. `byKeys` reads R's full rows (each with its key as
+ * `k`). Undefined when R is too large or the index is missing (the caller walks instead).
+ */
+export function* mergedPublicPage<Row>(
+  flavor: SqlFlavor,
+  t: RankedTable,
+  slice: RankedSlice,
+  page: { start: number; count: number; columns: string },
+  own: SqlStep,
+  byKeys: (keys: string[]) => SqlStep,
+): SqlSteps<{ total: number; rows: Row[] } | undefined> {
+  const found = yield own;
+  if (found.length > MERGE_LIMIT) return undefined;
+  const mine = found.map(keyOfRow(t));
+  const columns = `${page.columns}, r.${t.dateCol} AS mk_d, r.${t.keyCol} AS mk_k`;
+  const publicAt = (start: number, count: number) => rankedPage<Record<string, unknown>>(flavor, t, { ...slice, public: true }, { start, count, columns });
+  const head = yield* publicAt(0, 0);
+  if (head === undefined) return undefined;
+  const total = head.total + mine.length;
+  if (page.count === 0 || page.start >= total) return { total, rows: [] };
+  const at = (row: Record<string, unknown>): RankKey => ({ date: asNumber(row.mk_d), key: t.keyText(row.mk_k) });
+  let lo = Math.max(0, page.start - head.total);
+  let hi = Math.min(page.start, mine.length);
+  while (lo < hi) {
+    const r = (lo + hi + 1) >> 1;
+    const p = page.start - r < head.total ? (yield* publicAt(page.start - r, 1))!.rows[0] : undefined;
+    if (p === undefined || compareRankKeys(mine[r - 1]!, at(p)) < 0) lo = r;
+    else hi = r - 1;
+  }
+  const limit = Math.min(page.count, total - page.start);
+  const pub = (yield* publicAt(page.start - lo, limit))!.rows;
+  const ownKeys = mine.slice(lo, lo + limit);
+  const ownRows = ownKeys.length === 0 ? [] : yield byKeys(ownKeys.map((k) => k.key));
+  const byKey = new Map(ownRows.map((row) => [t.keyText(row.k), row]));
+  const rows: Row[] = [];
+  for (let i = 0, j = 0; rows.length < limit && (i < pub.length || j < ownKeys.length); ) {
+    if (j >= ownKeys.length || (i < pub.length && compareRankKeys(at(pub[i]!), ownKeys[j]!) < 0)) rows.push(pub[i++] as Row);
+    else rows.push(byKey.get(ownKeys[j++]!.key) as Row);
+  }
+  return { total, rows };
+}
+
+function keyOfRow(t: RankedTable): (row: Record<string, unknown>) => RankKey {
+  return (row) => keyOf(t, row);
+}
