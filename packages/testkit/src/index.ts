@@ -14,3 +14,4 @@ export {
 export { bytesSource, generatedSource, patternBytes, digestsOf, digestStream, readAll, Digester, type Digests } from './bytes.js';
 export * from './node/index.js';
 export { startCoordinatingNodeStub, type CoordinatingNodeStub, type ReplicationReport } from './cn-stub.js';
+export { exercisePositionIndex, type PositionIndexParts } from './position-index.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { AdapterError } from '@memberkit/types';
+import { AdapterError, eventRanks, hasRanks, objectRanks, rebuildRanks, type SqlSteps } from '@memberkit/types';
 
 /**
  * The schema, as an ordered list of migrations. Migration `i` (zero-based) takes the database
@@ -115,7 +115,40 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   -- One live (queued or running) job per dedupe key.
   CREATE UNIQUE INDEX jobs_dedupe ON jobs (dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running');
   `,
+  `
+  -- The position index of the listings (rank-index.ts of @memberkit/types): per bucket of the
+  -- listing order, its first key and how many rows (and public rows) it holds.
+  CREATE TABLE ranks (
+    list     TEXT    NOT NULL,
+    lo_date  INTEGER NOT NULL,
+    lo_key   TEXT    NOT NULL,
+    n        INTEGER NOT NULL,
+    n_public INTEGER NOT NULL,
+    PRIMARY KEY (list, lo_date, lo_key)
+  ) WITHOUT ROWID;
+  -- 1 when 'public' may read the object: anonymous listings become an index range.
+  ALTER TABLE objects ADD COLUMN is_public INTEGER NOT NULL DEFAULT 0;
+  UPDATE objects SET is_public = 1 WHERE pid IN (SELECT pid FROM access WHERE subject = 'public');
+  CREATE INDEX objects_public ON objects (is_public, date_modified, pid);
+  `,
 ];
+
+/** The listings of the embedded store in the shared position index. */
+export const OBJECT_RANKS = objectRanks({ objects: 'objects', ranks: 'ranks', publicIndex: 'objects_public' });
+export const EVENT_RANKS = eventRanks({ events: 'events', ranks: 'ranks' });
+
+/** Runs a routine of SQL steps synchronously on `db` (statements from `prepare`, cached by the caller). */
+export function runStepsSync<T>(prepare: (sql: string) => Database.Statement, steps: SqlSteps<T>): T {
+  let step = steps.next();
+  while (!step.done) {
+    const statement = prepare(step.value.sql);
+    let rows: Array<Record<string, unknown>> = [];
+    if (statement.reader) rows = statement.all(...step.value.params) as Array<Record<string, unknown>>;
+    else statement.run(...step.value.params);
+    step = steps.next(rows);
+  }
+  return step.value;
+}
 
 /**
  * Brings the database to the newest schema version, in one `BEGIN IMMEDIATE` transaction so
@@ -136,6 +169,11 @@ export function migrateSqlite(db: Database.Database, migrations: readonly string
     for (let v = current; v < target; v++) {
       db.exec(migrations[v] as string);
       db.pragma(`user_version = ${v + 1}`);
+    }
+    if (migrations === SQLITE_MIGRATIONS) {
+      for (const t of [OBJECT_RANKS, EVENT_RANKS]) {
+        if (!runStepsSync((sql) => db.prepare(sql), hasRanks(t))) runStepsSync((sql) => db.prepare(sql), rebuildRanks(t));
+      }
     }
   }).immediate();
 }

@@ -5,6 +5,12 @@ import {
   reviveSysmeta,
   serializeSysmeta,
   AdapterError,
+  applyRankDeltas,
+  MERGE_LIMIT,
+  mergedPublicPage,
+  rankedPage,
+  type RankDelta,
+  type RankedSlice,
   type CatalogueChange,
   type MetadataAdapter,
   type MetadataCapabilities,
@@ -15,7 +21,8 @@ import {
   type StoredSystemMetadata,
 } from '@memberkit/types';
 import { isIdentifierCollision } from './errors.js';
-import { READABLE_BY, type SqlFilter } from './sql-filter.js';
+import { READABLE_BY, readableByClause, type SqlFilter } from './sql-filter.js';
+import { OBJECT_RANKS } from './migrations.js';
 import { PageCache, pagedQuery, type PagedTable } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
 
@@ -34,21 +41,26 @@ interface MemberRow {
 
 const INSERT_OBJECT = `INSERT INTO objects (pid, series_id, format_id, size, checksum_algorithm, checksum_value,
   date_modified, date_uploaded, serial_version, archived, obsoletes, obsoleted_by, is_replica, storage_key,
-  rights_holder, sysmeta)
+  rights_holder, sysmeta, is_public)
   VALUES (@pid, @series_id, @format_id, @size, @checksum_algorithm, @checksum_value, @date_modified,
   @date_uploaded, @serial_version, @archived, @obsoletes, @obsoleted_by, @is_replica, @storage_key,
-  @rights_holder, @sysmeta)`;
+  @rights_holder, @sysmeta, @is_public)`;
 
 const REPLACE_OBJECT = `UPDATE objects SET series_id = @series_id, format_id = @format_id, size = @size,
   checksum_algorithm = @checksum_algorithm, checksum_value = @checksum_value, date_modified = @date_modified,
   date_uploaded = @date_uploaded, serial_version = @serial_version, archived = @archived,
   obsoletes = @obsoletes, obsoleted_by = @obsoleted_by, is_replica = coalesce(@is_replica, is_replica),
-  rights_holder = @rights_holder, sysmeta = @sysmeta
+  rights_holder = @rights_holder, sysmeta = @sysmeta, is_public = @is_public
   WHERE pid = @pid AND serial_version = @expected_serial_version`;
+
+/** What a stored row says about its place in the listing (read before it moves or goes). */
+const PLACE = 'SELECT serial_version AS v, date_modified AS d, is_public AS p FROM objects WHERE pid = ?';
+
+const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
 
 const OBJECTS_PAGING: PagedTable = {
   table: 'objects', alias: 'o', orderColumn: 'date_modified', idColumn: 'pid', pidColumn: 'o.pid',
-  select: 'r.sysmeta, r.storage_key, r.is_replica', what: 'list objects',
+  select: RECORD_COLUMNS, what: 'list objects',
 };
 
 /**
@@ -116,20 +128,57 @@ export class SqliteCatalogue implements MetadataAdapter {
    */
   async list(query: ObjectQuery): Promise<ObjectPage> {
     checkSlice(query.start, query.count);
+    const ranked = this.#ranked(query);
+    if (ranked !== undefined) return { total: ranked.total, items: ranked.rows.map(toRecord) };
     const { total, rows } = pagedQuery<RecordRow>(this.store, this.#pages, OBJECTS_PAGING, objectFilter(query), query.start, query.count);
     return { total, items: rows.map(toRecord) };
   }
 
 
-  async apply(change: CatalogueChange): Promise<void> {
-    this.store.transaction('immediate', 'apply catalogue change', () => {
-      for (const record of change.insert ?? []) this.#insert(record);
-      for (const replacement of change.replace ?? []) this.#replace(replacement);
-      for (const { pid } of change.remove ?? []) this.#remove(pid);
+  /**
+   * The listings the position index answers at any offset: every object or the public ones
+   * (anonymous callers), between optional dates, and public plus the few restricted objects
+   * an authenticated caller may read. Undefined for other filters (pagedQuery walks).
+   */
+  #ranked(query: ObjectQuery): { total: number; rows: RecordRow[] } | undefined {
+    if (query.formatId !== undefined || query.identifier !== undefined || query.replicas === false) return undefined;
+    const subjects = query.readableBy;
+    if (subjects !== undefined && !subjects.includes('public')) return undefined;
+    const others = subjects?.filter((s) => s !== 'public') ?? [];
+    const slice: RankedSlice = {
+      public: subjects !== undefined,
+      ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
+      ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
+    };
+    if (!slice.public && slice.from === undefined && slice.to === undefined && query.start < this.store.rankBucketRows) return undefined;
+    const page = { start: query.start, count: query.count, columns: RECORD_COLUMNS };
+    return this.store.transaction('deferred', 'list objects', () => {
+      if (others.length === 0) return this.store.steps(rankedPage<RecordRow>('sqlite', OBJECT_RANKS, slice, page));
+      const dates = `${slice.from !== undefined ? ' AND o.date_modified >= ?' : ''}${slice.to !== undefined ? ' AND o.date_modified < ?' : ''}`;
+      const own = {
+        sql: `SELECT o.date_modified AS d, o.pid AS k FROM objects o WHERE o.is_public = 0 AND ${readableByClause('o.pid', 'in')}${dates}
+          ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`,
+        params: [JSON.stringify(others), ...(slice.from !== undefined ? [slice.from] : []), ...(slice.to !== undefined ? [slice.to] : [])],
+      };
+      const byKeys = (pids: string[]) => ({
+        sql: `SELECT ${RECORD_COLUMNS}, r.pid AS k FROM objects r WHERE r.pid IN (SELECT value FROM json_each(?))`,
+        params: [JSON.stringify(pids)],
+      });
+      return this.store.steps(mergedPublicPage<RecordRow>('sqlite', OBJECT_RANKS, slice, page, own, byKeys));
     });
   }
 
-  #insert(record: ObjectRecord): void {
+  async apply(change: CatalogueChange): Promise<void> {
+    this.store.transaction('immediate', 'apply catalogue change', () => {
+      const ranks: RankDelta[] = [];
+      for (const record of change.insert ?? []) this.#insert(record, ranks);
+      for (const replacement of change.replace ?? []) this.#replace(replacement, ranks);
+      for (const { pid } of change.remove ?? []) this.#remove(pid, ranks);
+      this.store.steps(applyRankDeltas('sqlite', OBJECT_RANKS, ranks, this.store.rankBucketRows));
+    });
+  }
+
+  #insert(record: ObjectRecord, ranks: RankDelta[]): void {
     const pid = record.sysmeta?.identifier;
     if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
     if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
@@ -143,9 +192,10 @@ export class SqliteCatalogue implements MetadataAdapter {
       throw e;
     }
     this.#writeAccess(pid, record.sysmeta);
+    ranks.push({ date: params.date_modified, key: pid, n: 1, pub: params.is_public });
   }
 
-  #replace(replacement: NonNullable<CatalogueChange['replace']>[number]): void {
+  #replace(replacement: NonNullable<CatalogueChange['replace']>[number], ranks: RankDelta[]): void {
     const { pid, expectedSerialVersion, sysmeta, isReplica } = replacement;
     if (sysmeta?.identifier !== pid) throw new AdapterError('invalid', `replacement sysmeta.identifier must equal ${pid}`);
     const params = {
@@ -153,6 +203,9 @@ export class SqliteCatalogue implements MetadataAdapter {
       is_replica: isReplica === undefined ? null : isReplica ? 1 : 0,
       expected_serial_version: expectedSerialVersion,
     };
+    const stored = this.store.statement<{ v: number; d: number; p: number }>(PLACE).get(pid);
+    if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
+    if (stored.v !== expectedSerialVersion) throw new AdapterError('conflict', `serialVersion of ${pid} is ${stored.v}, expected ${expectedSerialVersion}`);
     let changes: number;
     try {
       changes = this.store.statement(REPLACE_OBJECT).run(params).changes;
@@ -162,19 +215,18 @@ export class SqliteCatalogue implements MetadataAdapter {
       }
       throw e;
     }
-    if (changes === 0) {
-      const stored = this.store.statement<{ v: number }>('SELECT serial_version AS v FROM objects WHERE pid = ?').get(pid);
-      if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
-      throw new AdapterError('conflict', `serialVersion of ${pid} is ${stored.v}, expected ${expectedSerialVersion}`);
-    }
+    if (changes === 0) throw new AdapterError('conflict', `serialVersion of ${pid} changed`);
     this.store.statement('DELETE FROM access WHERE pid = ?').run(pid);
     this.#writeAccess(pid, sysmeta);
+    ranks.push({ date: stored.d, key: pid, n: -1, pub: -stored.p }, { date: params.date_modified, key: pid, n: 1, pub: params.is_public });
   }
 
-  #remove(pid: string): void {
+  #remove(pid: string, ranks: RankDelta[]): void {
+    const stored = this.store.statement<{ v: number; d: number; p: number }>(PLACE).get(pid);
+    if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
     // access rows go with ON DELETE CASCADE, identifiers with the delete trigger.
-    const { changes } = this.store.statement('DELETE FROM objects WHERE pid = ?').run(pid);
-    if (changes === 0) throw new AdapterError('not-found', `no object ${pid}`);
+    this.store.statement('DELETE FROM objects WHERE pid = ?').run(pid);
+    ranks.push({ date: stored.d, key: pid, n: -1, pub: -stored.p });
   }
 
   #writeAccess(pid: string, sysmeta: StoredSystemMetadata): void {
@@ -183,7 +235,7 @@ export class SqliteCatalogue implements MetadataAdapter {
   }
 }
 
-function columns(sysmeta: StoredSystemMetadata): Record<string, unknown> {
+function columns(sysmeta: StoredSystemMetadata) {
   return {
     pid: sysmeta.identifier,
     series_id: sysmeta.seriesId ?? null,
@@ -199,6 +251,7 @@ function columns(sysmeta: StoredSystemMetadata): Record<string, unknown> {
     obsoleted_by: sysmeta.obsoletedBy ?? null,
     rights_holder: sysmeta.rightsHolder,
     sysmeta: serializeSysmeta(sysmeta),
+    is_public: readers(sysmeta).has('public') ? 1 : 0,
   };
 }
 

@@ -1,4 +1,5 @@
-import { AdapterError, checkSlice, epochMs, prefixUpperBound, wellFormed, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
+import { AdapterError, applyRankDeltas, checkSlice, epochMs, prefixUpperBound, rankedPage, wellFormed, type EventLogStore, type EventQuery, type EventRecord, type RankDelta, type StoredEvent } from '@memberkit/types';
+import { EVENT_RANKS } from './migrations.js';
 import { READABLE_BY, type SqlFilter } from './sql-filter.js';
 import { PageCache, pagedQuery, type PagedTable } from './page-cache.js';
 import type { SqliteStore } from './sqlite-store.js';
@@ -60,7 +61,8 @@ export class SqliteEventLog implements EventLogStore {
     }));
     this.store.transaction('immediate', 'append events', () => {
       const insert = this.store.statement(INSERT_EVENT);
-      for (const row of rows) insert.run(row);
+      const ranks: RankDelta[] = rows.map((row) => ({ date: row.date_logged, key: EVENT_RANKS.keyText(insert.run(row).lastInsertRowid), n: 1, pub: 0 }));
+      this.store.steps(applyRankDeltas('sqlite', EVENT_RANKS, ranks, this.store.rankBucketRows));
     });
   }
 
@@ -73,6 +75,18 @@ export class SqliteEventLog implements EventLogStore {
     checkSlice(query.start, query.count);
     const filter = eventFilter(query);
     if (filter === undefined) return { total: 0, entries: [] };
+    // Every entry or a date range: any page from the position index.
+    const datesOnly = query.readableBy === undefined && query.events === undefined && (query.idPrefix ?? '') === '';
+    if (datesOnly && (query.fromDate !== undefined || query.toDate !== undefined || query.start >= this.store.rankBucketRows)) {
+      const slice = {
+        public: false,
+        ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
+        ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
+      };
+      const page = this.store.transaction('deferred', 'query events', () =>
+        this.store.steps(rankedPage<EventRow>('sqlite', EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' })));
+      if (page !== undefined) return { total: page.total, entries: page.rows.map(toStoredEvent) };
+    }
     const { total, rows } = pagedQuery<EventRow>(this.store, this.#pages, EVENTS_PAGING, filter, query.start, query.count);
     return { total, entries: rows.map(toStoredEvent) };
   }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import { AdapterError } from '@memberkit/types';
+import { AdapterError, RANK_BUCKET, rebuildRanks, type SqlSteps } from '@memberkit/types';
 import { toAdapterError } from './errors.js';
-import { migrateSqlite } from './migrations.js';
+import { EVENT_RANKS, migrateSqlite, OBJECT_RANKS, runStepsSync } from './migrations.js';
 import { SqliteCatalogue } from './sqlite-catalogue.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
 import { SqliteJobStore } from './sqlite-jobs.js';
@@ -17,6 +17,11 @@ export interface SqliteStoreOptions {
    * 'unavailable' (PRAGMA busy_timeout). Default 5000 ms.
    */
   busyTimeoutMs?: number;
+  /**
+   * Rows per bucket of the listings' position index (default 4096; see rank-index.ts in
+   * @memberkit/types): a page at any offset walks at most twice this many index entries.
+   */
+  rankBucketRows?: number;
 }
 
 /**
@@ -111,6 +116,26 @@ export class SqliteStore {
       this.#statements.set(sql, statement);
     }
     return statement as Database.Statement<unknown[], Row>;
+  }
+
+  /** @internal Runs a routine of SQL steps (the shared position index) on this connection. */
+  steps<T>(routine: SqlSteps<T>): T {
+    return runStepsSync((sql) => this.statement(sql), routine);
+  }
+
+  /** @internal Rows per bucket of the position index. */
+  get rankBucketRows(): number {
+    return this.options.rankBucketRows ?? RANK_BUCKET;
+  }
+
+  /**
+   * Recomputes the listings' position index from the rows. The store keeps it exact on every
+   * write; run this after changing the tables with SQL behind its back.
+   */
+  reindex(): void {
+    this.transaction('immediate', 'reindex', () => {
+      for (const t of [OBJECT_RANKS, EVENT_RANKS]) this.steps(rebuildRanks(t, this.rankBucketRows));
+    });
   }
 
   /** @internal Runs `fn` (a single statement, no transaction), mapping errors with toAdapterError. */

@@ -2,7 +2,7 @@
 // has its own test file (so they run in parallel) calling this with its name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { buildEventRecord, buildObjectRecord, expectAdapterError, instant, runEventLogSuite, runJobStoreSuite, runMetadataAdapterSuite } from '@memberkit/testkit';
+import { buildEventRecord, buildObjectRecord, exercisePositionIndex, expectAdapterError, instant, runEventLogSuite, runJobStoreSuite, runMetadataAdapterSuite } from '@memberkit/testkit';
 import { createSqlCatalogue, type SqlCatalogue, type SqlDialectName } from '../../src/index.js';
 import { freshDatabase, MK_TABLES, type FreshDatabase } from './databases.js';
 
@@ -161,63 +161,23 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       await a.open();
       await b.open();
       try {
-        const pub = { allow: [{ subject: ['public'], permission: ['read' as const] }] };
-        const pid = (i: number) => `r${String(i).padStart(3, '0')}`;
-        const rec = (i: number) => buildObjectRecord(pid(i), {
-          sysmeta: { dateSysMetadataModified: instant((i * 37) % 50), ...(i % 3 !== 0 ? { accessPolicy: pub } : {}), ...(i % 4 === 0 ? { rightsHolder: 'CN=mine' } : {}) },
+        await exercisePositionIndex({
+          writers: [a, b],
+          reindex: () => a.store.reindex(),
+          truth: async () => {
+            const db = a.store.db;
+            const { rows } = await sql<{ pid: unknown; d: unknown; p: unknown }>`SELECT pid, date_modified AS d, is_public AS p FROM mk_objects ORDER BY date_modified, pid`.execute(db);
+            const { rows: mine } = await sql<{ pid: unknown }>`SELECT pid FROM mk_access WHERE subject = 'CN=mine'`.execute(db);
+            const { rows: log } = await sql<{ id: unknown }>`SELECT entry_id AS id FROM mk_events ORDER BY date_logged, entry_id`.execute(db);
+            const { rows: buckets } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM mk_ranks WHERE list = 'objects'`.execute(db);
+            return {
+              objects: rows.map((r) => ({ pid: String(r.pid), date: Number(r.d), pub: Number(r.p) === 1 })),
+              mine: new Set(mine.map((r) => String(r.pid))),
+              log: log.map((r) => String(r.id)),
+              buckets: Number(buckets[0]!.n),
+            };
+          },
         });
-        // Two writers, one object per transaction, in an order that is not the listing order.
-        await Promise.all([a, b].map(async (s, w) => {
-          for (let i = w; i < 60; i += 2) await s.catalogue.apply({ insert: [rec(i)] });
-        }));
-        // Moves (a later date, the public flag flipped) and removes, from both writers at once.
-        await Promise.all([a, b].map(async (s, w) => {
-          for (let i = w; i < 60; i += 7) {
-            const old = (await s.catalogue.get(pid(i)))!.sysmeta;
-            const sysmeta = { ...old, serialVersion: old.serialVersion + 1, dateSysMetadataModified: instant(60 + i), ...(old.accessPolicy ? { accessPolicy: undefined } : { accessPolicy: pub }) };
-            await s.catalogue.apply({ replace: [{ pid: pid(i), expectedSerialVersion: old.serialVersion, sysmeta }] });
-          }
-          for (let i = 3 + w; i < 60; i += 11) if (i % 7 > 1) await s.catalogue.apply({ remove: [{ pid: pid(i) }] }); // never one the other writer moves
-        }));
-        await Promise.all([a, b].map((s, w) => Promise.all(Array.from({ length: 8 }, (_, k) =>
-          s.eventLog.append(Array.from({ length: 4 }, (_, j) => buildEventRecord({ identifier: `e${w}-${k}-${j}`, dateLogged: instant((k * 4 + j) % 9) })))))));
-
-        const check = async (label: string) => {
-          const { rows } = await sql<{ pid: unknown; date_modified: unknown; is_public: unknown }>`SELECT pid, date_modified, is_public FROM mk_objects
-            ORDER BY date_modified, pid`.execute(a.store.db);
-          const { rows: owned } = await sql<{ pid: unknown }>`SELECT pid FROM mk_access WHERE subject = 'CN=mine'`.execute(a.store.db);
-          const mine = new Set(owned.map((r) => String(r.pid)));
-          const objects = rows.map((r) => ({ pid: String(r.pid), date: Number(r.date_modified), pub: Number(r.is_public) === 1 }));
-          const slices: Array<[string, Parameters<typeof a.catalogue.list>[0] extends infer Q ? Omit<Q & object, 'start' | 'count'> : never, string[]]> = [
-            ['every object', {}, objects.map((o) => o.pid)],
-            ['public', { readableBy: ['public'] }, objects.filter((o) => o.pub).map((o) => o.pid)],
-            ['a date range', { fromDate: instant(10), toDate: instant(70) }, objects.filter((o) => o.date >= instant(10).getTime() && o.date < instant(70).getTime()).map((o) => o.pid)],
-            ['public from a date', { readableBy: ['public'], fromDate: instant(25) }, objects.filter((o) => o.pub && o.date >= instant(25).getTime()).map((o) => o.pid)],
-            ['public and mine', { readableBy: ['public', 'CN=mine'] }, objects.filter((o) => o.pub || mine.has(o.pid)).map((o) => o.pid)],
-            ['public and mine in a date range', { readableBy: ['CN=mine', 'public'], fromDate: instant(5), toDate: instant(80) },
-              objects.filter((o) => (o.pub || mine.has(o.pid)) && o.date >= instant(5).getTime() && o.date < instant(80).getTime()).map((o) => o.pid)],
-          ];
-          expect(objects.some((o) => !o.pub && mine.has(o.pid)), 'some restricted objects are mine').toBe(true);
-          for (const [what, filter, expected] of slices) {
-            for (let start = 0; start <= expected.length; start++) {
-              const page = await b.catalogue.list({ ...filter, start, count: 4 });
-              expect(page.total, `${label}: ${what} total`).toBe(expected.length);
-              expect(page.items.map((r) => r.sysmeta.identifier), `${label}: ${what} @${start}`).toEqual(expected.slice(start, start + 4));
-            }
-          }
-          const { rows: events } = await sql<{ entry_id: unknown }>`SELECT entry_id FROM mk_events ORDER BY date_logged, entry_id`.execute(a.store.db);
-          const log = events.map((e) => String(e.entry_id));
-          for (let start = 0; start <= log.length; start++) {
-            const page = await a.eventLog.query({ start, count: 5 });
-            expect(page.total).toBe(log.length);
-            expect(page.entries.map((e) => e.entryId), `${label}: log @${start}`).toEqual(log.slice(start, start + 5));
-          }
-          const { rows: buckets } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM mk_ranks WHERE list = 'objects'`.execute(a.store.db);
-          expect(Number(buckets[0]!.n), `${label}: buckets were split`).toBeGreaterThan(5);
-        };
-        await check('kept by writes');
-        await a.store.reindex();
-        await check('rebuilt');
       } finally {
         await a.close();
         await b.close();
