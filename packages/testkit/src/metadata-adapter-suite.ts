@@ -461,6 +461,31 @@ export function runMetadataAdapterSuite(name: string, ctx: SuiteContext<Metadata
         expect(await m.list({ start: 0, count: 0 })).toEqual({ total: 7, items: [] });
         expect(await m.list({ start: 3, count: 0, replicas: false })).toEqual({ total: 5, items: [] });
       });
+
+      h.test('listSummaries (when implemented) answers the same pages as list, with the ObjectInfo fields', async (m, tc) => {
+        needWrite(tc, m);
+        requireCapability(tc, m.listSummaries !== undefined, 'listSummaries is not implemented (optional)');
+        await seedListing(m);
+        const queries: ObjectQuery[] = [
+          { start: 0, count: 1000 },
+          { start: 2, count: 3 },
+          { start: 0, count: 0 },
+          { start: 0, count: 1000, fromDate: instant(1), toDate: instant(86_400_001) },
+          { start: 1, count: 2, formatId: 'text/csv' },
+          { start: 0, count: 1000, identifier: 'series-1' },
+          { start: 0, count: 1000, replicas: false },
+          { start: 0, count: 1000, readableBy: ['public'] },
+          { start: 1, count: 1000, readableBy: ['CN=nobody', 'public'] },
+        ];
+        for (const query of queries) {
+          const full = await m.list(query);
+          const summaries = await m.listSummaries!(query);
+          expect(summaries.total, JSON.stringify(query)).toBe(full.total);
+          expect(summaries.items, JSON.stringify(query)).toEqual(full.items.map(({ sysmeta: s }) => ({
+            identifier: s.identifier, formatId: s.formatId, checksum: s.checksum, dateSysMetadataModified: s.dateSysMetadataModified, size: s.size,
+          })));
+        }
+      });
     });
   });
 }

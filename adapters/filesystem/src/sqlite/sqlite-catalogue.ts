@@ -17,6 +17,7 @@ import {
   type ObjectPage,
   type ObjectQuery,
   type ObjectRecord,
+  type ObjectSummary,
   type SeriesMember,
   type StoredSystemMetadata,
 } from '@memberkit/types';
@@ -57,6 +58,26 @@ const REPLACE_OBJECT = `UPDATE objects SET series_id = @series_id, format_id = @
 const PLACE = 'SELECT serial_version AS v, date_modified AS d, is_public AS p FROM objects WHERE pid = ?';
 
 const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
+const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
+
+interface SummaryRow {
+  pid: string;
+  format_id: string;
+  size: number;
+  checksum_algorithm: string;
+  checksum_value: string;
+  date_modified: number;
+}
+
+function toSummary(row: SummaryRow): ObjectSummary {
+  return {
+    identifier: row.pid,
+    formatId: row.format_id,
+    size: row.size,
+    checksum: { algorithm: row.checksum_algorithm, value: row.checksum_value },
+    dateSysMetadataModified: new Date(row.date_modified),
+  };
+}
 
 const OBJECTS_PAGING: PagedTable = {
   table: 'objects', alias: 'o', orderColumn: 'date_modified', idColumn: 'pid', pidColumn: 'o.pid',
@@ -127,11 +148,19 @@ export class SqliteCatalogue implements MetadataAdapter {
    * previous one starts from its last row (keyset) instead of skipping `start` rows.
    */
   async list(query: ObjectQuery): Promise<ObjectPage> {
-    checkSlice(query.start, query.count);
-    const ranked = this.#ranked(query);
-    if (ranked !== undefined) return { total: ranked.total, items: ranked.rows.map(toRecord) };
-    const { total, rows } = pagedQuery<RecordRow>(this.store, this.#pages, OBJECTS_PAGING, objectFilter(query), query.start, query.count);
+    const { total, rows } = this.#page<RecordRow>(query, RECORD_COLUMNS);
     return { total, items: rows.map(toRecord) };
+  }
+
+  /** The page `list` returns, read from the summary columns (no system metadata JSON decoded). */
+  async listSummaries(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }> {
+    const { total, rows } = this.#page<SummaryRow>(query, SUMMARY_COLUMNS);
+    return { total, items: rows.map(toSummary) };
+  }
+
+  #page<Row>(query: ObjectQuery, columns: string): { total: number; rows: Row[] } {
+    checkSlice(query.start, query.count);
+    return this.#ranked<Row>(query, columns) ?? pagedQuery<Row>(this.store, this.#pages, { ...OBJECTS_PAGING, select: columns }, objectFilter(query), query.start, query.count);
   }
 
 
@@ -140,7 +169,7 @@ export class SqliteCatalogue implements MetadataAdapter {
    * (anonymous callers), between optional dates, and public plus the few restricted objects
    * an authenticated caller may read. Undefined for other filters (pagedQuery walks).
    */
-  #ranked(query: ObjectQuery): { total: number; rows: RecordRow[] } | undefined {
+  #ranked<Row>(query: ObjectQuery, columns: string): { total: number; rows: Row[] } | undefined {
     if (query.formatId !== undefined || query.identifier !== undefined || query.replicas === false) return undefined;
     const subjects = query.readableBy;
     if (subjects !== undefined && !subjects.includes('public')) return undefined;
@@ -151,9 +180,9 @@ export class SqliteCatalogue implements MetadataAdapter {
       ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
     };
     if (!slice.public && slice.from === undefined && slice.to === undefined && query.start < this.store.rankBucketRows) return undefined;
-    const page = { start: query.start, count: query.count, columns: RECORD_COLUMNS };
+    const page = { start: query.start, count: query.count, columns };
     return this.store.transaction('deferred', 'list objects', () => {
-      if (others.length === 0) return this.store.steps(rankedPage<RecordRow>('sqlite', OBJECT_RANKS, slice, page));
+      if (others.length === 0) return this.store.steps(rankedPage<Row>('sqlite', OBJECT_RANKS, slice, page));
       const dates = `${slice.from !== undefined ? ' AND o.date_modified >= ?' : ''}${slice.to !== undefined ? ' AND o.date_modified < ?' : ''}`;
       const own = {
         sql: `SELECT o.date_modified AS d, o.pid AS k FROM objects o WHERE o.is_public = 0 AND ${readableByClause('o.pid', 'in')}${dates}
@@ -161,10 +190,10 @@ export class SqliteCatalogue implements MetadataAdapter {
         params: [JSON.stringify(others), ...(slice.from !== undefined ? [slice.from] : []), ...(slice.to !== undefined ? [slice.to] : [])],
       };
       const byKeys = (pids: string[]) => ({
-        sql: `SELECT ${RECORD_COLUMNS}, r.pid AS k FROM objects r WHERE r.pid IN (SELECT value FROM json_each(?))`,
+        sql: `SELECT ${columns}, r.pid AS k FROM objects r WHERE r.pid IN (SELECT value FROM json_each(?))`,
         params: [JSON.stringify(pids)],
       });
-      return this.store.steps(mergedPublicPage<RecordRow>('sqlite', OBJECT_RANKS, slice, page, own, byKeys));
+      return this.store.steps(mergedPublicPage<Row>('sqlite', OBJECT_RANKS, slice, page, own, byKeys));
     });
   }
 

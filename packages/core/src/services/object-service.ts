@@ -9,6 +9,7 @@ import {
   type Checksum,
   type MetadataAdapter,
   type ObjectList,
+  type ObjectQuery,
   type ObjectRecord,
   type Permission,
   type StorageAdapter,
@@ -149,7 +150,7 @@ export class ObjectService {
   async listObjects(ctx: CallContext, q: ListObjectsQuery): Promise<ObjectList> {
     const readableBy = this.access.listingFilter(ctx.session);
     const maxPage = this.config.maxPageSize ?? DEFAULT_MAX_PAGE_SIZE;
-    const page = await this.metadata.list({
+    const query: ObjectQuery = {
       ...(q.fromDate ? { fromDate: q.fromDate } : {}),
       ...(q.toDate ? { toDate: q.toDate } : {}),
       ...(q.formatId ? { formatId: q.formatId } : {}),
@@ -158,17 +159,20 @@ export class ObjectService {
       ...(readableBy ? { readableBy } : {}),
       start: q.start,
       count: Math.min(q.count, maxPage),
-    });
+    };
+    const page = this.metadata.listSummaries
+      ? await this.metadata.listSummaries(query)
+      : await this.metadata.list(query).then(({ total, items }) => ({ total, items: items.map((r) => r.sysmeta) }));
     return {
       start: q.start,
       count: page.items.length,
       total: page.total,
-      objectInfo: page.items.map(({ sysmeta }) => ({
-        identifier: sysmeta.identifier,
-        formatId: sysmeta.formatId,
-        checksum: sysmeta.checksum,
-        dateSysMetadataModified: sysmeta.dateSysMetadataModified,
-        size: sysmeta.size,
+      objectInfo: page.items.map((s) => ({
+        identifier: s.identifier,
+        formatId: s.formatId,
+        checksum: s.checksum,
+        dateSysMetadataModified: s.dateSysMetadataModified,
+        size: s.size,
       })),
     };
   }

@@ -80,6 +80,9 @@ export interface CatalogueChange {
   remove?: Array<{ pid: string }>;
 }
 
+/** What listObjects shows of an object: the fields of Types.ObjectInfo. */
+export type ObjectSummary = Pick<StoredSystemMetadata, 'identifier' | 'formatId' | 'checksum' | 'dateSysMetadataModified' | 'size'>;
+
 export interface MetadataCapabilities {
   /** `apply` is implemented. Default false: a read-only catalogue (a wrapped legacy archive). */
   write: boolean;
@@ -106,6 +109,14 @@ export interface MetadataAdapter {
 
   /** A page of objects matching `query`, in listing order, with the total. */
   list(query: ObjectQuery): Promise<ObjectPage>;
+
+  /**
+   * The same page as `list`, with only what listObjects shows of each object. Optional: a
+   * store that keeps these fields in columns answers without decoding whole system metadata
+   * (a page of 1,000 full records costs more to decode than to read); the core calls `list`
+   * when it is absent.
+   */
+  listSummaries?(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }>;
 
   /** Apply one atomic change. Required when capabilities.write. */
   apply?(change: CatalogueChange): Promise<void>;
