@@ -55,9 +55,30 @@ function isLeapYear(y: number): boolean {
 
 /** Format a datetime for the wire: UTC, millisecond precision, `Z` (e.g. 2026-11-22T01:49:30.278Z). */
 export function formatDateTime(date: Date): string {
-  if (Number.isNaN(date.getTime())) throw new RangeError('invalid Date');
-  return date.toISOString();
+  const t = date.getTime();
+  if (Number.isNaN(t)) throw new RangeError('invalid Date');
+  // Listings format thousands of dates: the day's prefix is cached, the time of day written by
+  // hand (same text as toISOString, which stays the path for years before 1970 or after 9999).
+  if (t < 0 || t >= YEAR_10000) return date.toISOString();
+  const day = Math.floor(t / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDayPrefix = date.toISOString().slice(0, 11);
+  }
+  let rest = t - day * DAY_MS;
+  const ms = rest % 1000;
+  rest = (rest - ms) / 1000;
+  const sec = rest % 60;
+  rest = (rest - sec) / 60;
+  const min = rest % 60;
+  const hour = (rest - min) / 60;
+  return `${lastDayPrefix}${hour < 10 ? '0' : ''}${hour}:${min < 10 ? '0' : ''}${min}:${sec < 10 ? '0' : ''}${sec}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
 }
+
+const DAY_MS = 86_400_000;
+const YEAR_10000 = Date.UTC(10000, 0, 1);
+let lastDay = NaN;
+let lastDayPrefix = '';
 
 /** Truncate a Date to the millisecond precision the protocol keeps (a no-op for JS Dates, kept for clarity). */
 export function toProtocolPrecision(date: Date): Date {

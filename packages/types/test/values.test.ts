@@ -92,6 +92,14 @@ describe('formatDateTime', () => {
     expect(() => formatDateTime(new Date('nope'))).toThrow(RangeError);
   });
 
+  it('writes exactly what toISOString writes, at day boundaries, outside 1970–9999 and for random instants', () => {
+    const edges = [0, 1, 9, 99, 999, 1000, 59_999, 3_599_999, 86_399_999, 86_400_000, -1, -86_400_001, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1), Date.UTC(-1, 5, 1)];
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const samples = [...edges, ...Array.from({ length: 20_000 }, () => Math.floor(random() * 300e12) - 50e12)];
+    for (const t of samples) expect(formatDateTime(new Date(t)), String(t)).toBe(new Date(t).toISOString());
+  });
+
   it('toProtocolPrecision keeps millisecond precision', () => {
     const d = new Date('2024-01-31T10:00:00.123Z');
     expect(toProtocolPrecision(d).getTime()).toBe(d.getTime());
