@@ -50,7 +50,7 @@ export function writeConfig(dir: string, overrides: Record<string, unknown> = {}
 export async function startNodeProcess(dir: string, extraArgs: string[] = []): Promise<NodeProcess> {
   const child = spawn(
     process.execPath,
-    ['--conditions=@memberkit/source', '--import', 'tsx', join(ROOT, 'packages/cli/src/bin.ts'), 'serve', dir, '--port', '0', '--host', '127.0.0.1', ...extraArgs],
+    [...(process.env.MEMBERKIT_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--conditions=@memberkit/source', '--import', 'tsx', join(ROOT, 'packages/cli/src/bin.ts'), 'serve', dir, '--port', '0', '--host', '127.0.0.1', ...extraArgs],
     { cwd: ROOT, env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.dev.json') }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

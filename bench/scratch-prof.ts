@@ -1,0 +1,13 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedCatalogue } from './lib/seed.js';
+import { ADMIN, startMemberkit } from './lib/memberkit.js';
+const dir = mkdtempSync(join(tmpdir(), 'prof-'));
+await seedCatalogue(dir, { count: 20000, objectBytes: 1024, events: 20000 });
+const node = await startMemberkit(dir);
+const path = process.argv[2] ?? 'object';
+const t = performance.now();
+for (let i = 0; i < 200; i++) await fetch(`${node.baseUrl}/v2/${path}?start=${(i % 20) * 1000}&count=1000`, { headers: { Authorization: ADMIN } }).then((r) => r.text());
+console.log('ms/page', ((performance.now() - t) / 200).toFixed(2));
+await node.stop();
