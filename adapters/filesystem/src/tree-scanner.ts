@@ -38,7 +38,7 @@ export interface TreeScannerOptions {
   accessPolicy?: AccessPolicy;
   /** Default SHA-1. */
   checksumAlgorithm?: 'SHA-1' | 'MD5' | 'SHA-256';
-  /** Files hashed at once. Default 4. */
+  /** Files hashed at once (small files travel to the hashing threads in batches of up to this many). Default 64. */
   concurrency?: number;
   /** Catalogue changes per `apply`. Default 500. */
   batchSize?: number;
@@ -158,7 +158,7 @@ export class TreeScanner {
     }
     this.options = { ...options };
     this.algorithm = options.checksumAlgorithm ?? 'SHA-1';
-    this.concurrency = Math.max(1, Math.trunc(options.concurrency ?? 4));
+    this.concurrency = Math.max(1, Math.trunc(options.concurrency ?? 64));
     this.batchSize = Math.max(1, Math.trunc(options.batchSize ?? 500));
     this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
     this.now = options.now ?? (() => new Date());
@@ -363,7 +363,7 @@ export class TreeScanner {
 
   /** The file's checksum, or undefined when it vanished or changed since it was listed or while being read. */
   private async hashFile(entry: TreeEntry, signal: AbortSignal | undefined): Promise<string | undefined> {
-    const d = await this.options.storage.digest(entry.key, this.algorithm, signal ? { signal } : {});
+    const d = await this.options.storage.digest(entry.key, this.algorithm, { sizeHint: entry.size, ...(signal ? { signal } : {}) });
     if (d === undefined || d.size !== entry.size || d.mtimeMs !== entry.mtimeMs) return undefined;
     return d.checksum;
   }

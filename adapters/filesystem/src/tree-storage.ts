@@ -5,6 +5,7 @@ import { addAbortSignal } from 'node:stream';
 import {
   AdapterError,
   createChecksumHash,
+  NODE_HASH_NAMES,
   type ByteRange,
   type ChecksumAlgorithmName,
   type StorageAdapter,
@@ -14,6 +15,7 @@ import {
   type StorageReadResult,
   type StorageStat,
 } from '@memberkit/types';
+import { DigestPool } from './digest-pool.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
 
 /** Files up to this size are read in one call when hashed. */
@@ -61,6 +63,7 @@ export class TreeStorageAdapter implements StorageAdapter {
   readonly root: string;
   private readonly includeHidden: boolean;
   private realRoot: string | undefined;
+  private pool: DigestPool | undefined;
 
   constructor(options: TreeStorageOptions) {
     if (options.followSymlinks !== undefined && options.followSymlinks !== false) {
@@ -81,7 +84,10 @@ export class TreeStorageAdapter implements StorageAdapter {
   }
 
   async close(): Promise<void> {
-    // Nothing held open between calls.
+    // Nothing else is held open between calls.
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
   }
 
   async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {
@@ -129,8 +135,17 @@ export class TreeStorageAdapter implements StorageAdapter {
    * or changed while being read). Small files are read in one call: a scan of many small
    * files is dominated by system calls, not by hashing.
    */
-  async digest(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal }): Promise<{ checksum: string; size: number; mtimeMs: number } | undefined> {
+  async digest(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal; sizeHint?: number }): Promise<{ checksum: string; size: number; mtimeMs: number } | undefined> {
     throwIfAborted(options?.signal);
+    if (options?.sizeHint !== undefined && options.sizeHint <= SMALL_FILE_BYTES) {
+      // Small files (what a scan mostly meets) on the worker pool: same checks, synchronous calls.
+      const path = this.plainPath(key, await this.rootReal());
+      if (path === undefined) return undefined;
+      this.pool ??= new DigestPool();
+      const r = await this.pool.digest(path, NODE_HASH_NAMES[algorithm]);
+      if ('error' in r) throw fsError(Object.assign(new Error(r.error.message), { code: r.error.code }), 'read');
+      return 'absent' in r ? undefined : r;
+    }
     const handle = await this.openFile(key);
     if (handle === undefined) return undefined;
     try {
@@ -248,12 +263,18 @@ export class TreeStorageAdapter implements StorageAdapter {
     }
   }
 
-  private async resolveExisting(key: StorageKey): Promise<string | undefined> {
+  /** The path of `key` under the real root (not yet checked for symlinks); undefined for hidden names. */
+  private plainPath(key: StorageKey, root: string): string | undefined {
     const segments = keySegments(key);
     if (!this.includeHidden && segments.some((s) => s.startsWith('.'))) return undefined;
-    const root = await this.rootReal();
     const plain = join(root, ...segments);
     if (!isInside(root, plain) || plain === root) throw new AdapterError('invalid', 'storage key resolves outside the tree');
+    return plain;
+  }
+
+  private async resolveExisting(key: StorageKey): Promise<string | undefined> {
+    const plain = this.plainPath(key, await this.rootReal());
+    if (plain === undefined) return undefined;
     let real: string;
     try {
       real = await realpath(plain);

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -45,6 +46,7 @@ beforeAll(async () => {
   await tree.open();
 });
 afterAll(async () => {
+  await tree.close();
   await rm(base, { recursive: true, force: true });
 });
 
@@ -102,6 +104,23 @@ describe('TreeStorageAdapter (wrap mode)', () => {
       expect(await tree.stat(key), key).toBeUndefined();
       expect(await tree.read(key), key).toBeUndefined();
     }
+  });
+
+  it('digests small files on the hashing threads exactly as the streaming path does, with the same refusals', async () => {
+    const sha1 = (bytes: Buffer | string) => createHash('sha1').update(bytes).digest('hex');
+    const keys = ['top.csv', 'data/deep/er/x.bin', `data/${NFC}`, 'data/with space %41 #h ?q.txt'];
+    // Many at once: they travel in one batch and come back to the right callers.
+    const pooled = await Promise.all(keys.flatMap((key) => [1, 2, 3].map(() => tree.digest(key, 'SHA-1', { sizeHint: 10 }))));
+    const streamed = await Promise.all(keys.map((key) => tree.digest(key, 'SHA-1')));
+    keys.forEach((key, i) => {
+      for (let j = 0; j < 3; j++) expect(pooled[i * 3 + j], key).toEqual(streamed[i]);
+    });
+    expect(pooled[0]!.checksum).toBe(sha1('a,b\n1,2\n'));
+    expect((await tree.digest('data/deep/er/x.bin', 'SHA-256', { sizeHint: 10 }))!.checksum).toBe(createHash('sha256').update(Buffer.alloc(10, 7)).digest('hex'));
+    for (const key of ['link-out.txt', 'link-in.csv', 'linked-dir/secret.txt', 'linked-data/with space %41 #h ?q.txt', '.hidden', 'data', 'missing.txt', 'data/deep/nope/x']) {
+      expect(await tree.digest(key, 'SHA-1', { sizeHint: 1 }), key).toBeUndefined();
+    }
+    await expect(tree.digest('../sibling.txt', 'SHA-1', { sizeHint: 1 })).rejects.toMatchObject({ kind: 'invalid' });
   });
 
   it('refuses hostile keys with kind invalid', async () => {

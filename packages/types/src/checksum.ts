@@ -21,11 +21,12 @@ export function normalizeChecksumAlgorithm(name: string): ChecksumAlgorithmName 
   return ALIASES[name.trim().toUpperCase()];
 }
 
-const NODE_NAMES: Record<ChecksumAlgorithmName, string> = { 'SHA-1': 'sha1', MD5: 'md5', 'SHA-256': 'sha256' };
+/** Node's crypto name of each algorithm. */
+export const NODE_HASH_NAMES: Readonly<Record<ChecksumAlgorithmName, string>> = { 'SHA-1': 'sha1', MD5: 'md5', 'SHA-256': 'sha256' };
 
 /** A node:crypto Hash for a protocol algorithm name. */
 export function createChecksumHash(algorithm: ChecksumAlgorithmName): Hash {
-  return createHash(NODE_NAMES[algorithm]);
+  return createHash(NODE_HASH_NAMES[algorithm]);
 }
 
 /** Digests are compared case-insensitively (hex). */
