@@ -5,24 +5,21 @@
 //   npm run bench -- --only list,wrap      some scenarios
 //   npm run bench -- --out file.json       JSON results elsewhere (default bench-results.json)
 //   npm run bench -- --duration 5          seconds per autocannon run
+//   npm run bench -- --backend all         files+sqlite (default), files+postgres, s3+sqlite or all
 //
 // Every node under test runs as `memberkit serve` in its own process, every baseline in
 // another, and the load generator (bench/load-worker.ts, autocannon or node:http) in a third.
 // Output: a table on stdout (ratio = memberkit's speed relative to the baseline: 1.0 = as
 // fast, below 1 slower) and a JSON file.
 //
-// Backends: files + SQLite only, so far. TODO(#8): PostgreSQL and S3 variants. Both landed in
-// the CLI while this runner was written (catalogue.type 'sql' in packages/cli/src/backends/
-// sql.ts, storage types in backends/s3.ts). What a variant needs: a BenchOptions.backend
-// value; startMemberkit() given the backend's `catalogue`/`storage` config section (a
-// PostgreSQL URL, an s3rver endpoint started like adapters/s3/test does); and seeding
-// through that backend's adapter instead of openSqliteStore (lib/seed.ts) for `list`,
-// `metadata`, `get-small` and `download`. `create` and `wrap` need no seeding changes.
+// Backends (lib/backend.ts): the embedded default, a PostgreSQL catalogue, S3 storage on
+// s3rver. Each runs the scenarios it changes; rows name their backend.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MiB, log, ROOT, type BenchOptions, type ResultRow } from './lib/common.js';
+import { BACKENDS, createBackend, useBackend } from './lib/backend.js';
 import { scenarioContext, type Scenario } from './lib/scenario.js';
 import { create } from './scenarios/create.js';
 import { download } from './scenarios/download.js';
@@ -39,12 +36,13 @@ const { values } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string' },
     duration: { type: 'string' },
+    backend: { type: 'string', default: 'files+sqlite' },
     help: { type: 'boolean', default: false },
   },
 });
 
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.name).join(',')}] [--out file.json] [--duration s]`);
+  console.log(`npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.name).join(',')}] [--backend ${BACKENDS.join('|')}|all] [--out file.json] [--duration s]`);
   for (const s of SCENARIOS) console.log(`  ${s.name.padEnd(10)} ${s.description}`);
   process.exit(0);
 }
@@ -77,28 +75,38 @@ function fmt(n: number | null): string {
 }
 
 function table(rows: ResultRow[]): string {
-  const head = ['scenario', 'metric', 'unit', 'memberkit', 'baseline', 'ratio', 'baseline is'];
-  const body = rows.map((r) => [r.scenario, r.metric, r.unit, fmt(r.memberkit), fmt(r.baseline), r.ratio === null ? '-' : r.ratio.toFixed(2), r.baselineName]);
+  const head = ['scenario', 'backend', 'metric', 'unit', 'memberkit', 'baseline', 'ratio', 'baseline is'];
+  const body = rows.map((r) => [r.scenario, r.backend, r.metric, r.unit, fmt(r.memberkit), fmt(r.baseline), r.ratio === null ? '-' : r.ratio.toFixed(2), r.baselineName]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 3 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
-  return [line(head), `|${widths.map((w, i) => (i >= 3 && i <= 5 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`, ...body.map(line)].join('\n');
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 4 && i <= 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, i) => (i >= 4 && i <= 6 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`, ...body.map(line)].join('\n');
 }
 
+const backendNames = values.backend === 'all' ? [...BACKENDS] : (values.backend ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const tmp = mkdtempSync(join(tmpdir(), 'memberkit-bench-'));
 const startedAt = new Date();
 const rows: ResultRow[] = [];
 const failures: Array<{ scenario: string; error: string }> = [];
 try {
-  for (const scenario of selected) {
-    const t0 = performance.now();
-    log(`${scenario.name}: ${scenario.description}`);
+  for (const backendName of backendNames) {
+    const backend = await createBackend(backendName);
+    useBackend(backend);
+    const backendOptions = { ...options, backend: backend.name };
     try {
-      const scenarioRows = await scenario.run(scenarioContext(options, tmp));
-      rows.push(...scenarioRows);
-      log(`${scenario.name}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    } catch (err) {
-      failures.push({ scenario: scenario.name, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-      log(`${scenario.name}: FAILED ${String(err)}`);
+      for (const scenario of selected.filter((s) => backend.scenarios.includes(s.name))) {
+        const t0 = performance.now();
+        log(`${scenario.name} [${backend.name}]: ${scenario.description}`);
+        try {
+          const scenarioRows = await scenario.run(scenarioContext(backendOptions, tmp));
+          rows.push(...scenarioRows);
+          log(`${scenario.name} [${backend.name}]: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        } catch (err) {
+          failures.push({ scenario: `${scenario.name} [${backend.name}]`, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+          log(`${scenario.name} [${backend.name}]: FAILED ${String(err)}`);
+        }
+      }
+    } finally {
+      await backend.stop();
     }
   }
 } finally {
@@ -112,8 +120,7 @@ const result = {
   quick,
   options,
   machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryBytes: totalmem() },
-  backends: [options.backend],
-  pending: ['postgresql (catalogue.type sql): not yet benchmarked', 's3 (adapters/s3 storage): not yet benchmarked'],
+  backends: backendNames,
   scenarios: selected.map((s) => s.name),
   results: rows,
   failures,

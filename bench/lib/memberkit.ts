@@ -3,13 +3,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startNodeProcess, testToken, writeConfig, type NodeProcess } from '../../test/support/node-process.js';
+import { currentBackend } from './backend.js';
 import { startServerProcess, type ServerProcess } from './common.js';
 
 export const WRITER = `Bearer ${await testToken('CN=writer')}`;
 export const ADMIN = `Bearer ${await testToken('CN=admin')}`;
 
+/** A node on `dir` with the bench backend's storage and catalogue (unless `overrides` names its own). */
 export async function startMemberkit(dir: string, overrides: Record<string, unknown> = {}): Promise<NodeProcess> {
-  writeConfig(dir, overrides);
+  writeConfig(dir, { ...(await currentBackend().config(dir)), ...overrides });
   const node = await startNodeProcess(dir);
   // Warm up: the first request loads lazily imported code.
   await fetch(`${node.baseUrl}/v2/node`).then((r) => r.arrayBuffer());
