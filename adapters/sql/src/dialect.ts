@@ -47,7 +47,14 @@ export interface DialectSql {
   excluded(col: string): string;
   /** Greatest of two integer expressions. */
   greatest(a: string, b: string): string;
+  /** The string at a JSON path (`$.a.b`) of a JSON text column (migrations only). */
+  jsonText(col: string, path: string): string;
+  /** The integer at a JSON path of a JSON text column (migrations only). */
+  jsonNumber(col: string, path: string): string;
 }
+
+/** `$.a.b` as PostgreSQL's path array `{a,b}`. */
+const pgPath = (path: string) => `'{${path.replace(/^\$\./, '').split('.').join(',')}}'`;
 
 const POSTGRES: DialectSql = {
   name: 'postgres',
@@ -60,6 +67,8 @@ const POSTGRES: DialectSql = {
   upsert: (conflict, set) => `ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${Object.entries(set).map(([c, v]) => `${c} = ${v}`).join(', ')}`,
   excluded: (col) => `EXCLUDED.${col}`,
   greatest: (a, b) => `GREATEST(${a}, ${b})`,
+  jsonText: (col, path) => `(${col}::jsonb #>> ${pgPath(path)})`,
+  jsonNumber: (col, path) => `((${col}::jsonb #>> ${pgPath(path)})::bigint)`,
 };
 
 // VARBINARY: no PAD SPACE ('a' and 'a ' differ), no case or accent folding, byte order of
@@ -75,6 +84,8 @@ const MYSQL: DialectSql = {
   upsert: (_conflict, set) => `ON DUPLICATE KEY UPDATE ${Object.entries(set).map(([c, v]) => `${c} = ${v}`).join(', ')}`,
   excluded: (col) => `VALUES(${col})`,
   greatest: (a, b) => `GREATEST(${a}, ${b})`,
+  jsonText: (col, path) => `JSON_UNQUOTE(JSON_EXTRACT(${col}, '${path}'))`,
+  jsonNumber: (col, path) => `CAST(JSON_EXTRACT(${col}, '${path}') AS SIGNED)`,
 };
 
 const SQLITE: DialectSql = {
@@ -88,6 +99,8 @@ const SQLITE: DialectSql = {
   upsert: POSTGRES.upsert,
   excluded: (col) => `excluded.${col}`,
   greatest: (a, b) => `max(${a}, ${b})`,
+  jsonText: (col, path) => `json_extract(${col}, '${path}')`,
+  jsonNumber: (col, path) => `CAST(json_extract(${col}, '${path}') AS INTEGER)`,
 };
 
 export function dialectSql(name: SqlDialectName): DialectSql {

@@ -138,6 +138,14 @@ export function migrations(d: DialectSql): string[][] {
       d.name === 'mysql' ? 'DROP INDEX mk_objects_list ON mk_objects' : 'DROP INDEX mk_objects_list',
       'CREATE INDEX mk_objects_list ON mk_objects (date_modified, pid, is_replica, is_public)',
     ],
+    // 3: what listObjects shows (Types.ObjectInfo) as columns, so listings decode no JSON.
+    [
+      'ALTER TABLE mk_objects ADD COLUMN size BIGINT',
+      `ALTER TABLE mk_objects ADD COLUMN checksum_algorithm ${short}`,
+      `ALTER TABLE mk_objects ADD COLUMN checksum_value ${short}`,
+      `UPDATE mk_objects SET size = ${d.jsonNumber('sysmeta', '$.size')},
+        checksum_algorithm = ${d.jsonText('sysmeta', '$.checksum.algorithm')}, checksum_value = ${d.jsonText('sysmeta', '$.checksum.value')}`,
+    ],
   ];
 }
 

@@ -15,9 +15,29 @@ import { isUniqueViolation, toAdapterError } from './errors.js';
 import { countRows, orderedPage } from './paging.js';
 import { asStep, OBJECT_RANKS, runSteps } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, rankedPage, readers, reviveSysmeta, serializeSysmeta, type RankDelta, type RankedSlice } from '@memberkit/types';
+import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, rankedPage, readers, reviveSysmeta, serializeSysmeta, type ObjectSummary, type RankDelta, type RankedSlice } from '@memberkit/types';
 
 const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
+const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
+
+interface SummaryRow {
+  pid: unknown;
+  format_id: unknown;
+  size: unknown;
+  checksum_algorithm: unknown;
+  checksum_value: unknown;
+  date_modified: unknown;
+}
+
+function toSummary(row: SummaryRow): ObjectSummary {
+  return {
+    identifier: text(row.pid),
+    formatId: text(row.format_id),
+    size: num(row.size),
+    checksum: { algorithm: text(row.checksum_algorithm), value: text(row.checksum_value) },
+    dateSysMetadataModified: new Date(num(row.date_modified)),
+  };
+}
 
 interface RecordRow {
   sysmeta: unknown;
@@ -103,10 +123,21 @@ export class SqlNativeCatalogue implements MetadataAdapter {
    *   plus the restricted objects the other subjects may read, counted apart.
    */
   async list(query: ObjectQuery): Promise<ObjectPage> {
+    const { total, rows } = await this.#page<RecordRow>(query, RECORD_COLUMNS);
+    return { total, items: rows.map(toRecord) };
+  }
+
+  /** The page `list` returns, read from the summary columns (no system metadata JSON decoded). */
+  async listSummaries(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }> {
+    const { total, rows } = await this.#page<SummaryRow>(query, SUMMARY_COLUMNS);
+    return { total, items: rows.map(toSummary) };
+  }
+
+  async #page<Row>(query: ObjectQuery, columns: string): Promise<{ total: number; rows: Row[] }> {
     checkSlice(query.start, query.count);
     const base = objectConditions(query);
     const subjects = query.readableBy;
-    if (subjects !== undefined && subjects.length === 0) return { total: 0, items: [] };
+    if (subjects !== undefined && subjects.length === 0) return { total: 0, rows: [] };
     const others = subjects?.filter((s) => s !== 'public') ?? [];
     const publicToo = subjects?.includes('public') ?? false;
     const datesOnly = query.formatId === undefined && query.identifier === undefined && query.replicas !== false;
@@ -115,15 +146,14 @@ export class SqlNativeCatalogue implements MetadataAdapter {
       ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
       ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
     };
-    const columns = RECORD_COLUMNS;
     return this.store.read('list objects', async (trx) => {
       if (datesOnly && (subjects === undefined || (publicToo && others.length === 0))) {
         const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows;
-        const page = indexed ? await runSteps(trx, this.store.dialect, rankedPage<RecordRow>(this.store.dialect.name, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns })) : undefined;
-        if (page !== undefined) return { total: page.total, items: page.rows.map(toRecord) };
+        const page = indexed ? await runSteps(trx, this.store.dialect, rankedPage<Row>(this.store.dialect.name, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns })) : undefined;
+        if (page !== undefined) return page;
       }
       if (datesOnly && publicToo && others.length > 0) {
-        const merged = await this.#publicAndOwn(trx, slice, others, query.start, query.count);
+        const merged = await this.#publicAndOwn<Row>(trx, slice, others, query.start, query.count, columns);
         if (merged !== undefined) return merged;
       }
       const readable = (form: 'exists' | 'in') => {
@@ -137,7 +167,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
         const ranked = datesOnly ? await runSteps(trx, this.store.dialect, rankedPage(this.store.dialect.name, OBJECT_RANKS, slice, { start: 0, count: 0, columns })) : undefined;
         return restricted + (ranked?.total ?? (await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 1`])));
       };
-      const { total: n, rows } = await orderedPage<RecordRow>(trx, {
+      return orderedPage<Row>(trx, {
         table: 'mk_objects',
         order: ['date_modified', 'pid'],
         where: (form) => (subjects === undefined ? base : [...base, readable(form)]),
@@ -146,21 +176,19 @@ export class SqlNativeCatalogue implements MetadataAdapter {
         start: query.start,
         count: query.count,
       });
-      return { total: n, items: rows.map(toRecord) };
     });
   }
 
   /** `public` ∪ the restricted objects `others` may read, when those are few (mergedPublicPage). */
-  async #publicAndOwn(trx: Kysely<any>, slice: RankedSlice, others: string[], start: number, count: number): Promise<ObjectPage | undefined> {
+  async #publicAndOwn<Row>(trx: Kysely<any>, slice: RankedSlice, others: string[], start: number, count: number, columns: string): Promise<{ total: number; rows: Row[] } | undefined> {
     const d = this.store.dialect;
     const conditions = [sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')];
     if (slice.from !== undefined) conditions.push(sql`o.date_modified >= ${slice.from}`);
     if (slice.to !== undefined) conditions.push(sql`o.date_modified < ${slice.to}`);
     const own = sql`SELECT o.date_modified AS d, o.pid AS k FROM mk_objects o
       WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.compile(trx);
-    const byKeys = (pids: string[]) => sql`SELECT ${sql.raw(RECORD_COLUMNS)}, r.pid AS k FROM mk_objects r WHERE ${inList(sql.ref('r.pid'), pids)}`.compile(trx);
-    const page = await runSteps(trx, d, mergedPublicPage<RecordRow>(d.name, OBJECT_RANKS, slice, { start, count, columns: RECORD_COLUMNS }, asStep(own), (pids) => asStep(byKeys(pids))));
-    return page === undefined ? undefined : { total: page.total, items: page.rows.map(toRecord) };
+    const byKeys = (pids: string[]) => sql`SELECT ${sql.raw(columns)}, r.pid AS k FROM mk_objects r WHERE ${inList(sql.ref('r.pid'), pids)}`.compile(trx);
+    return runSteps(trx, d, mergedPublicPage<Row>(d.name, OBJECT_RANKS, slice, { start, count, columns }, asStep(own), (pids) => asStep(byKeys(pids))));
   }
 
   async apply(change: CatalogueChange): Promise<void> {
@@ -194,9 +222,10 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     }
     if (c.series_id !== null) await this.#claimSid(trx, c.series_id);
     await sql`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
-        obsoletes, obsoleted_by, storage_key, sysmeta, is_public)
+        obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
       VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
-        ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public})`.execute(trx);
+        ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public},
+        ${c.size}, ${c.checksum_algorithm}, ${c.checksum_value})`.execute(trx);
     await this.#writeAccess(trx, pid, record.sysmeta);
     await this.store.bump(trx, 'objects', 1);
     ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
@@ -215,7 +244,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     const result = await sql`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
         date_modified = ${c.date_modified}, date_uploaded = ${c.date_uploaded}, serial_version = ${c.serial_version},
         is_replica = ${replica}, obsoletes = ${c.obsoletes}, obsoleted_by = ${c.obsoleted_by}, sysmeta = ${c.sysmeta},
-        is_public = ${c.is_public}
+        is_public = ${c.is_public}, size = ${c.size}, checksum_algorithm = ${c.checksum_algorithm}, checksum_value = ${c.checksum_value}
       WHERE pid = ${pid} AND serial_version = ${expectedSerialVersion}`.execute(trx);
     if (Number(result.numAffectedRows ?? 0n) === 0) throw new AdapterError('conflict', `serialVersion of ${pid} changed`);
     if (stored.seriesId !== c.series_id) {
@@ -293,6 +322,9 @@ function columns(sysmeta: StoredSystemMetadata) {
     obsoleted_by: sysmeta.obsoletedBy ?? null,
     sysmeta: serializeSysmeta(sysmeta),
     is_public: readers(sysmeta).has('public') ? 1 : 0,
+    size: sysmeta.size,
+    checksum_algorithm: sysmeta.checksum?.algorithm,
+    checksum_value: sysmeta.checksum?.value,
   };
 }
 

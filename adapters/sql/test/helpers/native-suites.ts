@@ -119,7 +119,7 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       await Promise.all(stores.map((s) => s.open()));
       try {
         const { rows } = await sql<{ version: unknown }>`SELECT version FROM mk_migrations ORDER BY version`.execute(stores[0]!.store.db);
-        expect(rows.map((r) => Number(r.version))).toEqual([1, 2]);
+        expect(rows.map((r) => Number(r.version))).toEqual([1, 2, 3]);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
       }
