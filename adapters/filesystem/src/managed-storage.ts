@@ -42,10 +42,13 @@ const WRITE_BUFFER = 256 * 1024;
 /**
  * Managed (writable) storage in a local directory.
  *
- * Layout: `objects/ab/cd/<sha256(name)>-<16 random hex>`: the PID is hashed, never used as a
+ * Layout: `objects/abc/<sha256(name)>-<16 random hex>`: the PID is hashed, never used as a
  * path, and every commit gets a key of its own, so undoing one write can never remove the
- * bytes of another. Writes spool to `tmp/` while MD5, SHA-1 and SHA-256 are computed; a
- * commit fsyncs the file, renames it into place and fsyncs the directory.
+ * bytes of another. 4,096 shard directories: a million objects is ~250 per directory, and a
+ * new directory (two more fsyncs) is rare after the first few thousand writes (keys of the
+ * older `objects/ab/cd/…` layout stay readable). Writes spool to `tmp/` while MD5, SHA-1 and
+ * SHA-256 are computed and are fsynced through the same handle when the upload ends; a commit
+ * renames the file into place and fsyncs the directory.
  *
  * Keys MUST be relative POSIX paths under `objects/`; anything else (`..`, absolute paths,
  * backslashes, NUL, symlinks resolving outside the root) is refused with kind 'invalid'.
@@ -155,7 +158,7 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     let sink: HashingFileWriter | undefined;
     this.activeTemps.add(tmpPath);
     try {
-      sink = new HashingFileWriter(await open(tmpPath, 'wx', 0o644), options?.maxBytes);
+      sink = new HashingFileWriter(await open(tmpPath, 'wx', 0o644), options?.maxBytes, this.fsync);
       const max = options?.maxBytes;
       const checked = max === undefined ? source : limitBytes(source, max);
       await pipeline(checked, sink, options?.signal ? { signal: options.signal } : {});
@@ -232,22 +235,21 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   async commitTemp(tmpPath: string, name: string, signal: AbortSignal | undefined): Promise<StorageKey> {
     throwIfAborted(signal);
     const hash = createHash('sha256').update(name, 'utf8').digest('hex');
-    const shard = [OBJECTS, hash.slice(0, 2), hash.slice(2, 4)];
+    const shard = [OBJECTS, hash.slice(0, 3)];
     const key = `${shard.join('/')}/${hash}-${randomBytes(8).toString('hex')}`;
     const dirPath = join(this.root, ...shard);
     const target = join(this.root, ...key.split('/'));
     try {
-      if (this.fsync) await syncPath(tmpPath, 'r+');
       const created = await mkdir(dirPath, { recursive: true });
       // 'wx'-like guarantee for the final name: the random suffix makes a clash practically
       // impossible; check anyway so an existing object is never overwritten.
       if (await lstat(target).then(() => true, () => false)) throw new AdapterError('already-exists', 'storage key collision');
       await rename(tmpPath, target);
       if (this.fsync) {
-        await syncPath(dirPath, 'r');
+        await syncDirectory(dirPath);
         if (created !== undefined) {
           // New shard directories: their parents' entries must be durable too.
-          for (let i = shard.length - 1; i >= 1; i--) await syncPath(join(this.root, ...shard.slice(0, i)), 'r');
+          for (let i = shard.length - 1; i >= 1; i--) await syncDirectory(join(this.root, ...shard.slice(0, i)));
         }
       }
       return key;
@@ -347,6 +349,8 @@ class HashingFileWriter extends Writable {
   constructor(
     private readonly handle: FileHandle,
     private readonly maxBytes: number | undefined,
+    /** fsync before closing (the commit's durability of the bytes, without reopening the file). */
+    private readonly sync: boolean,
   ) {
     super({ highWaterMark: WRITE_BUFFER });
   }
@@ -374,7 +378,7 @@ class HashingFileWriter extends Writable {
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    this.close().then(() => callback(), callback);
+    (this.sync ? this.handle.sync() : Promise.resolve()).then(() => this.close()).then(() => callback(), callback);
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -430,14 +434,15 @@ function couldContain(rel: string, prefix: string): boolean {
   return asPrefix.startsWith(prefix) || prefix.startsWith(asPrefix);
 }
 
-async function syncPath(path: string, flags: 'r' | 'r+'): Promise<void> {
-  const handle = await open(path, flags);
+/** fsync a directory (its entries: a rename into it is durable once this returns). */
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r');
   try {
     await handle.sync();
   } catch (e) {
     // Some file systems cannot fsync a directory; the rename itself still happened.
     const code = (e as NodeJS.ErrnoException).code;
-    if (flags === 'r+' || (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF')) throw e;
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF') throw e;
   } finally {
     await handle.close();
   }
