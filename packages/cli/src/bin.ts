@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './threadpool.js';
 import 'reflect-metadata';
 import { runCli } from './cli.js';
 
