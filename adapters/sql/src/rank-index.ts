@@ -13,7 +13,7 @@ export async function runSteps<T>(trx: Kysely<any>, d: DialectSql, steps: SqlSte
     let n = 0;
     const text = d.name === 'postgres' ? step.value.sql.replace(/\?/g, () => `$${++n}`) : step.value.sql;
     const { rows } = await trx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, step.value.params));
-    step = steps.next(rows);
+    step = steps.next(step.value.arrays ? (rows.map((row) => Object.values(row)) as never) : rows);
   }
   return step.value;
 }

@@ -143,7 +143,7 @@ export function runStepsSync<T>(prepare: (sql: string) => Database.Statement, st
   while (!step.done) {
     const statement = prepare(step.value.sql);
     let rows: Array<Record<string, unknown>> = [];
-    if (statement.reader) rows = statement.all(...step.value.params) as Array<Record<string, unknown>>;
+    if (statement.reader) rows = statement.raw(step.value.arrays === true).all(...step.value.params) as Array<Record<string, unknown>>;
     else statement.run(...step.value.params);
     step = steps.next(rows);
   }

@@ -69,7 +69,14 @@ interface SummaryRow {
   date_modified: number;
 }
 
-function toSummary(row: SummaryRow): ObjectSummary {
+/** A summary row as values, in SUMMARY_COLUMNS order. */
+type SummaryValues = [string, string, number, string, string, number];
+
+function toSummary(row: SummaryRow | SummaryValues): ObjectSummary {
+  if (Array.isArray(row)) {
+    const [identifier, formatId, size, algorithm, value, modified] = row;
+    return { identifier, formatId, size, checksum: { algorithm, value }, dateSysMetadataModified: new Date(modified) };
+  }
   return {
     identifier: row.pid,
     formatId: row.format_id,
@@ -154,13 +161,14 @@ export class SqliteCatalogue implements MetadataAdapter {
 
   /** The page `list` returns, read from the summary columns (no system metadata JSON decoded). */
   async listSummaries(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }> {
-    const { total, rows } = this.#page<SummaryRow>(query, SUMMARY_COLUMNS);
+    const { total, rows } = this.#page<SummaryRow | SummaryValues>(query, SUMMARY_COLUMNS, true);
     return { total, items: rows.map(toSummary) };
   }
 
-  #page<Row>(query: ObjectQuery, columns: string): { total: number; rows: Row[] } {
+  /** `arrays`: the position index may return rows as arrays of values (SUMMARY_COLUMNS order). */
+  #page<Row>(query: ObjectQuery, columns: string, arrays = false): { total: number; rows: Row[] } {
     checkSlice(query.start, query.count);
-    return this.#ranked<Row>(query, columns) ?? pagedQuery<Row>(this.store, this.#pages, { ...OBJECTS_PAGING, select: columns }, objectFilter(query), query.start, query.count);
+    return this.#ranked<Row>(query, columns, arrays) ?? pagedQuery<Row>(this.store, this.#pages, { ...OBJECTS_PAGING, select: columns }, objectFilter(query), query.start, query.count);
   }
 
 
@@ -169,7 +177,7 @@ export class SqliteCatalogue implements MetadataAdapter {
    * (anonymous callers), between optional dates, and public plus the few restricted objects
    * an authenticated caller may read. Undefined for other filters (pagedQuery walks).
    */
-  #ranked<Row>(query: ObjectQuery, columns: string): { total: number; rows: Row[] } | undefined {
+  #ranked<Row>(query: ObjectQuery, columns: string, arrays: boolean): { total: number; rows: Row[] } | undefined {
     if (query.formatId !== undefined || query.identifier !== undefined || query.replicas === false) return undefined;
     const subjects = query.readableBy;
     if (subjects !== undefined && !subjects.includes('public')) return undefined;
@@ -179,10 +187,9 @@ export class SqliteCatalogue implements MetadataAdapter {
       ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
       ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
     };
-    if (!slice.public && slice.from === undefined && slice.to === undefined && query.start < this.store.rankBucketRows) return undefined;
     const page = { start: query.start, count: query.count, columns };
     return this.store.transaction('deferred', 'list objects', () => {
-      if (others.length === 0) return this.store.steps(rankedPage<Row>('sqlite', OBJECT_RANKS, slice, page));
+      if (others.length === 0) return this.store.steps(rankedPage<Row>('sqlite', OBJECT_RANKS, slice, { ...page, arrays }));
       const dates = `${slice.from !== undefined ? ' AND o.date_modified >= ?' : ''}${slice.to !== undefined ? ' AND o.date_modified < ?' : ''}`;
       const own = {
         sql: `SELECT o.date_modified AS d, o.pid AS k FROM objects o WHERE o.is_public = 0 AND ${readableByClause('o.pid', 'in')}${dates}
