@@ -155,8 +155,9 @@ export class SqlStore {
 
   /**
    * Recomputes what the store keeps about its rows (the row counters and the listings'
-   * position index, see rank-index.ts) from the rows themselves. The adapter keeps both exact
-   * on every write; run this after loading or deleting rows with SQL behind its back.
+   * position index, see rank-index.ts) from the rows themselves, then refreshes the planner's
+   * statistics. The adapter keeps both exact on every write; run this after loading or
+   * deleting rows with SQL behind its back.
    */
   async reindex(): Promise<void> {
     await this.write('reindex', async (trx) => {
@@ -165,6 +166,12 @@ export class SqlStore {
         await sql`UPDATE mk_counters SET n = CASE WHEN slot = 0 THEN ${num(rows[0]?.n ?? 0)} ELSE 0 END WHERE name = ${name}`.execute(trx);
         await runSteps(trx, this.dialect, rebuildRanks(t, this.rankBucketRows));
       }
+    });
+    const analyze = this.dialect.name === 'mysql' ? 'ANALYZE TABLE' : 'ANALYZE';
+    await this.#transaction('write', async (db) => {
+      for (const table of ['mk_objects', 'mk_events', 'mk_access']) await sql.raw(`${analyze} ${table}`).execute(db);
+    }).catch((e) => {
+      throw toAdapterError(e, 'analyze');
     });
   }
 
