@@ -15,29 +15,9 @@ import { isUniqueViolation, toAdapterError } from './errors.js';
 import { countRows, orderedPage } from './paging.js';
 import { asStep, OBJECT_RANKS, runSteps } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, rankedPage, readers, reviveSysmeta, serializeSysmeta, type ObjectSummary, type RankDelta, type RankedSlice } from '@memberkit/types';
+import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, rankedPage, readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf, type ObjectSummary, type RankDelta, type RankedSlice } from '@memberkit/types';
 
 const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
-const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
-
-interface SummaryRow {
-  pid: unknown;
-  format_id: unknown;
-  size: unknown;
-  checksum_algorithm: unknown;
-  checksum_value: unknown;
-  date_modified: unknown;
-}
-
-function toSummary(row: SummaryRow): ObjectSummary {
-  return {
-    identifier: text(row.pid),
-    formatId: text(row.format_id),
-    size: num(row.size),
-    checksum: { algorithm: text(row.checksum_algorithm), value: text(row.checksum_value) },
-    dateSysMetadataModified: new Date(num(row.date_modified)),
-  };
-}
 
 interface RecordRow {
   sysmeta: unknown;
@@ -129,8 +109,8 @@ export class SqlNativeCatalogue implements MetadataAdapter {
 
   /** The page `list` returns, read from the summary columns (no system metadata JSON decoded). */
   async listSummaries(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }> {
-    const { total, rows } = await this.#page<SummaryRow>(query, SUMMARY_COLUMNS);
-    return { total, items: rows.map(toSummary) };
+    const { total, rows } = await this.#page<Record<string, unknown>>(query, SUMMARY_COLUMNS);
+    return { total, items: rows.map((row) => summaryOf(row)) };
   }
 
   async #page<Row>(query: ObjectQuery, columns: string): Promise<{ total: number; rows: Row[] }> {

@@ -7,6 +7,8 @@ import {
   AdapterError,
   applyRankDeltas,
   MERGE_LIMIT,
+  SUMMARY_COLUMNS,
+  summaryOf,
   mergedPublicPage,
   rankedPage,
   type RankDelta,
@@ -58,34 +60,6 @@ const REPLACE_OBJECT = `UPDATE objects SET series_id = @series_id, format_id = @
 const PLACE = 'SELECT serial_version AS v, date_modified AS d, is_public AS p FROM objects WHERE pid = ?';
 
 const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
-const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
-
-interface SummaryRow {
-  pid: string;
-  format_id: string;
-  size: number;
-  checksum_algorithm: string;
-  checksum_value: string;
-  date_modified: number;
-}
-
-/** A summary row as values, in SUMMARY_COLUMNS order. */
-type SummaryValues = [string, string, number, string, string, number];
-
-function toSummary(row: SummaryRow | SummaryValues): ObjectSummary {
-  if (Array.isArray(row)) {
-    const [identifier, formatId, size, algorithm, value, modified] = row;
-    return { identifier, formatId, size, checksum: { algorithm, value }, dateSysMetadataModified: new Date(modified) };
-  }
-  return {
-    identifier: row.pid,
-    formatId: row.format_id,
-    size: row.size,
-    checksum: { algorithm: row.checksum_algorithm, value: row.checksum_value },
-    dateSysMetadataModified: new Date(row.date_modified),
-  };
-}
-
 const OBJECTS_PAGING: PagedTable = {
   table: 'objects', alias: 'o', orderColumn: 'date_modified', idColumn: 'pid', pidColumn: 'o.pid',
   select: RECORD_COLUMNS, what: 'list objects',
@@ -161,8 +135,8 @@ export class SqliteCatalogue implements MetadataAdapter {
 
   /** The page `list` returns, read from the summary columns (no system metadata JSON decoded). */
   async listSummaries(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }> {
-    const { total, rows } = this.#page<SummaryRow | SummaryValues>(query, SUMMARY_COLUMNS, true);
-    return { total, items: rows.map(toSummary) };
+    const { total, rows } = this.#page<Record<string, unknown> | unknown[]>(query, SUMMARY_COLUMNS, true);
+    return { total, items: rows.map((row) => summaryOf(row)) };
   }
 
   /** `arrays`: the position index may return rows as arrays of values (SUMMARY_COLUMNS order). */

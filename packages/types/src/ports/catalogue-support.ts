@@ -1,5 +1,5 @@
 import { AdapterError } from './adapter-error.js';
-import type { StoredSystemMetadata } from './metadata-adapter.js';
+import type { ObjectSummary, StoredSystemMetadata } from './metadata-adapter.js';
 
 /**
  * Helpers every catalogue adapter needs to honour the contracts the same way (the SQLite
@@ -81,4 +81,25 @@ export function prefixUpperBound(prefix: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The columns of a listing summary in memberkit's catalogue tables (row alias `r`), in the order `summaryOf` reads values. */
+export const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
+
+/**
+ * An ObjectSummary from a row of SUMMARY_COLUMNS, given as an object or as values in order,
+ * from any driver (MySQL VARBINARY arrives as Buffers, PostgreSQL BIGINT as strings).
+ */
+export function summaryOf(row: Record<string, unknown> | unknown[]): ObjectSummary {
+  const [pid, formatId, size, algorithm, value, modified] = Array.isArray(row)
+    ? row
+    : [row.pid, row.format_id, row.size, row.checksum_algorithm, row.checksum_value, row.date_modified];
+  const str = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v));
+  return {
+    identifier: str(pid),
+    formatId: str(formatId),
+    size: Number(size),
+    checksum: { algorithm: str(algorithm), value: str(value) },
+    dateSysMetadataModified: new Date(Number(modified)),
+  };
 }
