@@ -15,6 +15,9 @@ export interface JwtOptions {
   clockToleranceSeconds?: number;
 }
 
+/** How many verified tokens a verifier remembers (most recently verified first to stay). */
+const VERIFIED_TOKENS = 1000;
+
 export class JwtError extends Error {
   override readonly name = 'JwtError';
 }
@@ -37,6 +40,12 @@ export function importVerificationKey(text: string): KeyObject {
 export class JwtVerifier {
   private readonly keys: KeyObject[];
   private readonly algorithms: string[];
+  /**
+   * Tokens that verified, with the interval they stay acceptable in: a client sends the same
+   * token with every request, and a signature check costs more than the rest of a metadata
+   * call. Only successes are kept; a hit is re-checked against `now`.
+   */
+  private readonly verified = new Map<string, { result: { subject: string; payload: JWTPayload }; from: number; until: number }>();
   constructor(private readonly options: JwtOptions) {
     this.keys = options.keys.map(importVerificationKey);
     this.algorithms = [...(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)];
@@ -51,6 +60,8 @@ export class JwtVerifier {
   async verify(token: string, now = new Date()): Promise<{ subject: string; payload: JWTPayload }> {
     if (this.keys.length === 0) throw new JwtError('this node accepts no bearer tokens (no JWT keys are configured)');
     const tolerance = this.options.clockToleranceSeconds ?? 60;
+    const cached = this.verified.get(token);
+    if (cached !== undefined && now.getTime() >= cached.from && now.getTime() <= cached.until) return cached.result;
     let lastError: unknown;
     for (const key of this.keys) {
       try {
@@ -63,7 +74,9 @@ export class JwtVerifier {
         this.checkExpiry(payload, now, tolerance);
         const subject = typeof payload.sub === 'string' && payload.sub ? payload.sub : typeof payload['userId'] === 'string' ? (payload['userId'] as string) : '';
         if (!subject) throw new JwtError('the token names no subject (sub or userId)');
-        return { subject, payload };
+        const result = { subject, payload };
+        this.remember(token, result, tolerance);
+        return result;
       } catch (err) {
         if (err instanceof JwtError) throw err;
         if (err instanceof errors.JWTExpired) throw new JwtError('the token has expired');
@@ -78,11 +91,25 @@ export class JwtVerifier {
     throw new JwtError('the token signature does not verify against any trusted key');
   }
 
+  private remember(token: string, result: { subject: string; payload: JWTPayload }, tolerance: number): void {
+    const { payload } = result;
+    const until = typeof payload.exp === 'number' ? payload.exp * 1000 : this.issuedAt(payload) + Number(payload['ttl']) * 1000;
+    const from = typeof payload.nbf === 'number' ? payload.nbf * 1000 - tolerance * 1000 : -Infinity;
+    if (!Number.isFinite(until)) return;
+    this.verified.delete(token);
+    this.verified.set(token, { result, from, until: until + tolerance * 1000 });
+    if (this.verified.size > VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value as string);
+  }
+
+  private issuedAt(payload: JWTPayload): number {
+    const issuedAtClaim = payload['issuedAt'];
+    return typeof issuedAtClaim === 'string' ? Date.parse(issuedAtClaim) : typeof payload.iat === 'number' ? payload.iat * 1000 : NaN;
+  }
+
   private checkExpiry(payload: JWTPayload, now: Date, tolerance: number): void {
     if (typeof payload.exp === 'number') return; // checked by jose
     const ttl = Number(payload['ttl']);
-    const issuedAtClaim = payload['issuedAt'];
-    const issued = typeof issuedAtClaim === 'string' ? Date.parse(issuedAtClaim) : typeof payload.iat === 'number' ? payload.iat * 1000 : NaN;
+    const issued = this.issuedAt(payload);
     if (!Number.isFinite(ttl) || !Number.isFinite(issued)) throw new JwtError('the token carries no expiry (exp, or issuedAt and ttl)');
     if (now.getTime() > issued + ttl * 1000 + tolerance * 1000) throw new JwtError('the token has expired');
   }

@@ -97,6 +97,18 @@ describe('JwtVerifier', () => {
     expect((await v.verify(t)).subject).toBe('CN=a');
     await expect(new JwtVerifier({ keys: [] }).verify(t)).rejects.toBeInstanceOf(JwtError);
   });
+  it('remembers a verified token only while it is acceptable', async () => {
+    const v = new JwtVerifier({ keys: [keys.publicKeyPem], clockToleranceSeconds: 0 });
+    const issued = new Date(Date.now() - 5_000);
+    const t = await mintToken(keys.privateKeyPem, { subject: 'CN=a', ttlSeconds: 60, now: issued });
+    const first = await v.verify(t);
+    expect(await v.verify(t)).toBe(first); // the remembered result, not a second signature check
+    await expect(v.verify(t, new Date(issued.getTime() + 61_000))).rejects.toThrow(/expired/);
+    expect((await v.verify(t)).subject).toBe('CN=a');
+    const forged = t.slice(0, -4) + (t.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    await expect(v.verify(forged)).rejects.toBeInstanceOf(JwtError);
+    await expect(v.verify(forged)).rejects.toBeInstanceOf(JwtError);
+  });
   it('honours clock tolerance', async () => {
     const t = await mintToken(keys.privateKeyPem, { subject: 'CN=a', ttlSeconds: 10, now: new Date(Date.now() - 30_000) });
     await expect(new JwtVerifier({ keys: [keys.publicKeyPem], clockToleranceSeconds: 0 }).verify(t)).rejects.toThrow(/expired/);
