@@ -5,7 +5,7 @@ import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
 import { EVENT_RANKS, runSteps } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { applyRankDeltas, checkSlice, epochMs, prefixUpperBound, rankedPage, wellFormed, type RankDelta } from '@memberkit/types';
+import { applyRankDeltas, checkSlice, epochMs, eventSlice, prefixUpperBound, rankedPage, wellFormed, type RankDelta } from '@memberkit/types';
 
 interface EventRow {
   entry_id: unknown;
@@ -102,13 +102,10 @@ export class SqlEventLog implements EventLogStore {
     const access = this.access;
     const readable = (subjects: readonly string[], form: 'exists' | 'in') =>
       typeof access === 'function' ? access(sql.ref('o.identifier'), subjects, form) : readableBy(sql.ref('o.identifier'), subjects, form);
-    const datesOnly = query.readableBy === undefined && query.events === undefined && (query.idPrefix ?? '') === '';
-    const from = query.fromDate === undefined ? undefined : epochMs(query.fromDate, 'fromDate');
-    const to = query.toDate === undefined ? undefined : epochMs(query.toDate, 'toDate');
+    const slice = eventSlice(query);
     return this.store.read('query events', async (trx) => {
       // Every entry or a date range: any page from the position index (rank-index.ts).
-      if (datesOnly && (from !== undefined || to !== undefined || query.start >= this.store.rankBucketRows)) {
-        const slice = { public: false, ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+      if (slice !== undefined && (slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows)) {
         const page = await runSteps(trx, this.store.dialect, rankedPage<EventRow>(this.store.dialect.name, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' }));
         if (page !== undefined) return { total: page.total, entries: page.rows.map(toStoredEvent) };
       }

@@ -15,7 +15,7 @@ import { isUniqueViolation, toAdapterError } from './errors.js';
 import { countRows, orderedPage } from './paging.js';
 import { asStep, OBJECT_RANKS, runSteps } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, rankedPage, readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf, type ObjectSummary, type RankDelta, type RankedSlice } from '@memberkit/types';
+import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, objectSlice, rankedPage, readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf, type ObjectSummary, type RankDelta, type RankedSlice } from '@memberkit/types';
 
 const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
 
@@ -120,20 +120,16 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     if (subjects !== undefined && subjects.length === 0) return { total: 0, rows: [] };
     const others = subjects?.filter((s) => s !== 'public') ?? [];
     const publicToo = subjects?.includes('public') ?? false;
-    const datesOnly = query.formatId === undefined && query.identifier === undefined && query.replicas !== false;
-    const slice: RankedSlice = {
-      public: subjects !== undefined,
-      ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
-      ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
-    };
+    const ranked = objectSlice(query);
     return this.store.read('list objects', async (trx) => {
-      if (datesOnly && (subjects === undefined || (publicToo && others.length === 0))) {
+      if (ranked !== undefined && ranked.others.length === 0) {
+        const { slice } = ranked;
         const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows;
         const page = indexed ? await runSteps(trx, this.store.dialect, rankedPage<Row>(this.store.dialect.name, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns })) : undefined;
         if (page !== undefined) return page;
       }
-      if (datesOnly && publicToo && others.length > 0) {
-        const merged = await this.#publicAndOwn<Row>(trx, slice, others, query.start, query.count, columns);
+      if (ranked !== undefined && ranked.others.length > 0) {
+        const merged = await this.#publicAndOwn<Row>(trx, ranked.slice, others, query.start, query.count, columns);
         if (merged !== undefined) return merged;
       }
       const readable = (form: 'exists' | 'in') => {
@@ -144,8 +140,8 @@ export class SqlNativeCatalogue implements MetadataAdapter {
         if (subjects === undefined) return base.length === 0 ? this.store.counter(trx, 'objects') : countRows(trx, 'mk_objects', base);
         if (!publicToo) return countRows(trx, 'mk_objects', [...base, readableBy(sql.ref('o.pid'), others, 'in')]);
         const restricted = others.length === 0 ? 0 : await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')]);
-        const ranked = datesOnly ? await runSteps(trx, this.store.dialect, rankedPage(this.store.dialect.name, OBJECT_RANKS, slice, { start: 0, count: 0, columns })) : undefined;
-        return restricted + (ranked?.total ?? (await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 1`])));
+        const indexed = ranked === undefined ? undefined : await runSteps(trx, this.store.dialect, rankedPage(this.store.dialect.name, OBJECT_RANKS, ranked.slice, { start: 0, count: 0, columns }));
+        return restricted + (indexed?.total ?? (await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 1`])));
       };
       return orderedPage<Row>(trx, {
         table: 'mk_objects',

@@ -171,9 +171,8 @@ export function migrateSqlite(db: Database.Database, migrations: readonly string
       db.pragma(`user_version = ${v + 1}`);
     }
     if (migrations === SQLITE_MIGRATIONS) {
-      for (const t of [OBJECT_RANKS, EVENT_RANKS]) {
-        if (!runStepsSync((sql) => db.prepare(sql), hasRanks(t))) runStepsSync((sql) => db.prepare(sql), rebuildRanks(t));
-      }
+      const prepare = (sql: string) => db.prepare(sql);
+      for (const t of [OBJECT_RANKS, EVENT_RANKS]) if (!runStepsSync(prepare, hasRanks(t))) runStepsSync(prepare, rebuildRanks(t));
     }
   }).immediate();
 }

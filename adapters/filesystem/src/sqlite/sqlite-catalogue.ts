@@ -10,9 +10,9 @@ import {
   SUMMARY_COLUMNS,
   summaryOf,
   mergedPublicPage,
+  objectSlice,
   rankedPage,
   type RankDelta,
-  type RankedSlice,
   type CatalogueChange,
   type MetadataAdapter,
   type MetadataCapabilities,
@@ -122,11 +122,10 @@ export class SqliteCatalogue implements MetadataAdapter {
   }
 
   /**
-   * Listing order dateSysMetadataModified then PID. Items are fetched with a deferred join:
-   * the page's PIDs come from a walk of a covering index (OFFSET never touches table rows),
-   * then only those rows are read. Total and items come from one read snapshot. While the
-   * database is unchanged, the total of a filter is remembered and the page that follows the
-   * previous one starts from its last row (keyset) instead of skipping `start` rows.
+   * Listing order dateSysMetadataModified then PID; total and items from one read snapshot.
+   * Every object, the public ones, and public plus a caller's few restricted ones (between
+   * optional dates) come from the position index at any offset; other filters use
+   * `pagedQuery` (deferred join over a covering index, remembered totals, keyset continuation).
    */
   async list(query: ObjectQuery): Promise<ObjectPage> {
     const { total, rows } = this.#page<RecordRow>(query, RECORD_COLUMNS);
@@ -152,15 +151,9 @@ export class SqliteCatalogue implements MetadataAdapter {
    * an authenticated caller may read. Undefined for other filters (pagedQuery walks).
    */
   #ranked<Row>(query: ObjectQuery, columns: string, arrays: boolean): { total: number; rows: Row[] } | undefined {
-    if (query.formatId !== undefined || query.identifier !== undefined || query.replicas === false) return undefined;
-    const subjects = query.readableBy;
-    if (subjects !== undefined && !subjects.includes('public')) return undefined;
-    const others = subjects?.filter((s) => s !== 'public') ?? [];
-    const slice: RankedSlice = {
-      public: subjects !== undefined,
-      ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
-      ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
-    };
+    const ranked = objectSlice(query);
+    if (ranked === undefined) return undefined;
+    const { slice, others } = ranked;
     const page = { start: query.start, count: query.count, columns };
     return this.store.transaction('deferred', 'list objects', () => {
       if (others.length === 0) return this.store.steps(rankedPage<Row>('sqlite', OBJECT_RANKS, slice, { ...page, arrays }));

@@ -1,4 +1,4 @@
-import { AdapterError, applyRankDeltas, checkSlice, epochMs, prefixUpperBound, rankedPage, wellFormed, type EventLogStore, type EventQuery, type EventRecord, type RankDelta, type StoredEvent } from '@memberkit/types';
+import { AdapterError, applyRankDeltas, checkSlice, epochMs, prefixUpperBound, rankedPage, wellFormed, eventSlice, type EventLogStore, type EventQuery, type EventRecord, type RankDelta, type StoredEvent } from '@memberkit/types';
 import { EVENT_RANKS } from './migrations.js';
 import { READABLE_BY, type SqlFilter } from './sql-filter.js';
 import { PageCache, pagedQuery, type PagedTable } from './page-cache.js';
@@ -76,13 +76,8 @@ export class SqliteEventLog implements EventLogStore {
     const filter = eventFilter(query);
     if (filter === undefined) return { total: 0, entries: [] };
     // Every entry or a date range: any page from the position index.
-    const datesOnly = query.readableBy === undefined && query.events === undefined && (query.idPrefix ?? '') === '';
-    if (datesOnly) {
-      const slice = {
-        public: false,
-        ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
-        ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
-      };
+    const slice = eventSlice(query);
+    if (slice !== undefined) {
       const page = this.store.transaction('deferred', 'query events', () =>
         this.store.steps(rankedPage<EventValues>('sqlite', EVENT_RANKS, slice, { start: query.start, count: query.count, columns: EVENT_COLUMNS, arrays: true })));
       if (page !== undefined) return { total: page.total, entries: page.rows.map(fromValues) };

@@ -1,4 +1,7 @@
 import { AdapterError } from './adapter-error.js';
+import { epochMs } from './catalogue-support.js';
+import type { EventQuery } from './event-log.js';
+import type { ObjectQuery } from './metadata-adapter.js';
 
 /**
  * The position index of the ordered listings (listObjects, getLogRecords), shared by every
@@ -274,6 +277,32 @@ export interface RankedSlice {
   to?: number;
 }
 
+function datesOf(query: { fromDate?: Date; toDate?: Date }): Pick<RankedSlice, 'from' | 'to'> {
+  return {
+    ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
+    ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
+  };
+}
+
+/**
+ * The slice of the objects listing `query` asks for, when the position index can answer it:
+ * no formatId, identifier or replicas=false filter, and readableBy absent (every object) or
+ * including `public` (the public slice, merged with what `others` may read). Undefined
+ * otherwise: the store walks an index instead.
+ */
+export function objectSlice(query: ObjectQuery): { slice: RankedSlice; others: string[] } | undefined {
+  if (query.formatId !== undefined || query.identifier !== undefined || query.replicas === false) return undefined;
+  const subjects = query.readableBy;
+  if (subjects !== undefined && !subjects.includes('public')) return undefined;
+  return { slice: { public: subjects !== undefined, ...datesOf(query) }, others: subjects?.filter((s) => s !== 'public') ?? [] };
+}
+
+/** The slice of the event log `query` asks for, when only dates filter it (else undefined). */
+export function eventSlice(query: EventQuery): RankedSlice | undefined {
+  if (query.readableBy !== undefined || query.events !== undefined || (query.idPrefix ?? '') !== '') return undefined;
+  return { public: false, ...datesOf(query) };
+}
+
 interface Bucket {
   lo: RankKey;
   n: number;
@@ -385,7 +414,7 @@ export function* mergedPublicPage<Row>(
 ): SqlSteps<{ total: number; rows: Row[] } | undefined> {
   const found = yield own;
   if (found.length > MERGE_LIMIT) return undefined;
-  const mine = found.map(keyOfRow(t));
+  const mine = found.map((row) => keyOf(t, row));
   const columns = `${page.columns}, r.${t.dateCol} AS mk_d, r.${t.keyCol} AS mk_k`;
   const publicAt = (start: number, count: number) => rankedPage<Record<string, unknown>>(flavor, t, { ...slice, public: true }, { start, count, columns });
   const head = yield* publicAt(0, 0);
@@ -412,8 +441,4 @@ export function* mergedPublicPage<Row>(
     else rows.push(byKey.get(ownKeys[j++]!.key) as Row);
   }
   return { total, rows };
-}
-
-function keyOfRow(t: RankedTable): (row: Record<string, unknown>) => RankKey {
-  return (row) => keyOf(t, row);
 }
