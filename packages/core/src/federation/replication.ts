@@ -60,7 +60,8 @@ export class ReplicationService implements JobHandler {
   }
 
   /** replicate (POST /replicate): CN subjects only; the request is validated, then queued. */
-  async accept(ctx: CallContext, sysmetaXml: string | Uint8Array | undefined, sourceNode: string | undefined): Promise<true> {
+  /** Who may ask and whether this node takes replicas: checked before the request body is read. */
+  assertMayReplicate(ctx: CallContext): void {
     const op = 'MNReplication.replicate';
     const { config, access, metadata, storage } = this.deps;
     if (!access.isCoordinatingNode(ctx.session) && !access.isAdministrator(ctx.session)) {
@@ -68,6 +69,12 @@ export class ReplicationService implements JobHandler {
     }
     if (!config.node.replicate) throw fail(op, 'NotImplemented', 'this node does not accept replicas (node.replicate is false)');
     if (!storage.capabilities.write || !metadata.capabilities.write) throw fail(op, 'NotImplemented', "this node's storage is read-only; it cannot hold replicas");
+  }
+
+  async accept(ctx: CallContext, sysmetaXml: string | Uint8Array | undefined, sourceNode: string | undefined): Promise<true> {
+    const op = 'MNReplication.replicate';
+    const { config, metadata } = this.deps;
+    this.assertMayReplicate(ctx);
     if (!sourceNode?.trim()) throw fail(op, 'InvalidRequest', "the 'sourceNode' part must name the node to replicate from");
     if (sysmetaXml === undefined) throw fail(op, 'InvalidRequest', "the 'sysmeta' part is missing");
     let sm: SystemMetadata;

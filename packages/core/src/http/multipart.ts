@@ -51,6 +51,11 @@ export async function parseMultipart<T>(
       else fields.set(name, Buffer.from(value, 'utf8'));
     });
     parser.on('file', (name, stream) => {
+      // busboy destroys an unfinished part's stream with an error when the body ends early
+      // (a client hanging up): an 'error' nobody listens to would end the process. The
+      // failure itself reaches us through the parser's or the body's 'error' (and through
+      // the consumer of a streamed part), so this listener only keeps it from being fatal.
+      stream.on('error', ignore);
       if (name === options.streamName && options.onStream && streamed === undefined) {
         streamed = options.onStream(stream);
         // The consumer reads the stream; a failure is reported when we await it.
@@ -97,6 +102,8 @@ export async function parseMultipart<T>(
   }
   return value === undefined ? { fields } : { fields, streamed: value };
 }
+
+function ignore(): void {}
 
 /** A collected part as text. */
 export function partText(result: MultipartResult<unknown>, ...names: string[]): string | undefined {

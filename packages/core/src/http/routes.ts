@@ -221,12 +221,16 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     }),
   );
 
+  // Every operation that takes a body first checks who is calling, as far as it can before
+  // the body names the object: an unauthorized caller is refused without reading a byte.
+
   // replicate: Tier 4, served when the node takes part in a federation (a CN is configured).
   app.post(
     '/replicate',
     wrap('MNReplication.replicate', async (c, ctx) => {
       const federation = services.federation.current;
       if (!federation) throw fail('MNReplication.replicate', 'NotImplemented', 'this node takes no part in replication (no Coordinating Node is configured)');
+      federation.replication.assertMayReplicate(ctx);
       const parts = await parseMultipart('MNReplication.replicate', c.req.raw);
       await federation.replication.accept(ctx, parts.fields.get('sysmeta'), partText(parts, 'sourceNode'));
       return trueResponse();
@@ -236,6 +240,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   app.post(
     '/error',
     wrap('MNRead.synchronizationFailed', async (c, ctx) => {
+      storing.assertPrivileged('MNRead.synchronizationFailed', ctx, 'only Coordinating Nodes may report synchronization failures');
       const parts = await parseMultipart('MNRead.synchronizationFailed', c.req.raw);
       await storing.synchronizationFailed(ctx, parts.fields.get('message'));
       return trueResponse();
@@ -245,6 +250,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   app.post(
     '/dirtySystemMetadata',
     wrap('MNRead.systemMetadataChanged', async (c, ctx) => {
+      storing.assertPrivileged('MNRead.systemMetadataChanged', ctx, 'only Coordinating Nodes may call systemMetadataChanged');
       const parts = await parseMultipart('MNRead.systemMetadataChanged', c.req.raw);
       await storing.systemMetadataChanged(ctx, {
         id: partText(parts, 'pid', 'id'),
@@ -299,6 +305,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   app.post(
     '/generate',
     wrap('MNStorage.generateIdentifier', async (c, ctx) => {
+      storing.assertMayGenerateIdentifier(ctx);
       const parts = await parseMultipart('MNStorage.generateIdentifier', c.req.raw);
       return identifierResponse(c.req.raw, await storing.generateIdentifier(ctx, partText(parts, 'scheme')), version);
     }),
@@ -308,6 +315,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     app.put(
       '/meta',
       wrap('MNStorage.updateSystemMetadata', async (c, ctx) => {
+        storing.assertMayUpdateSystemMetadata(ctx);
         const parts = await parseMultipart('MNStorage.updateSystemMetadata', c.req.raw);
         await storing.updateSystemMetadata(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta') });
         return trueResponse();

@@ -72,6 +72,29 @@ export class StorageService {
     }
   }
 
+  /** Refuse early, before the body is read: operations only administrators and CNs may call. */
+  assertPrivileged(op: Operation, ctx: CallContext, message: string): void {
+    if (!this.access.isPrivileged(ctx.session)) throw fail(op, 'NotAuthorized', message);
+  }
+
+  /** Refuse early: generateIdentifier needs an authenticated caller (or one the create policy admits). */
+  assertMayGenerateIdentifier(ctx: CallContext): void {
+    if (!ctx.session.authenticated && !this.access.mayCreate(ctx.session)) {
+      throw fail('MNStorage.generateIdentifier', 'NotAuthorized', 'generateIdentifier needs an authenticated caller');
+    }
+  }
+
+  /**
+   * Refuse early: updateSystemMetadata needs changePermission on the object, which the body
+   * names; before reading it, a node that cannot change system metadata or an anonymous
+   * caller is refused (changePermission is never granted to an unauthenticated caller here).
+   */
+  assertMayUpdateSystemMetadata(ctx: CallContext): void {
+    const op = 'MNStorage.updateSystemMetadata';
+    if (!this.metadata.capabilities.write || !this.metadata.apply) throw fail(op, 'NotImplemented', 'this node cannot change system metadata');
+    if (!ctx.session.authenticated) throw fail(op, 'NotAuthorized', 'updateSystemMetadata needs an authenticated caller with changePermission on the object');
+  }
+
   /**
    * Stream an object part into storage's temporary area, hashing as it flows. Size limits
    * surface as InsufficientResources.
@@ -230,8 +253,8 @@ export class StorageService {
   /** updateSystemMetadata (v2): changePermission on the object; field ownership in sysmeta-rules. */
   async updateSystemMetadata(ctx: CallContext, input: { pid: string | undefined; sysmeta: string | Uint8Array | undefined }): Promise<true> {
     const op = 'MNStorage.updateSystemMetadata';
+    this.assertMayUpdateSystemMetadata(ctx);
     const pid = this.checkPid(op, input.pid, 'pid');
-    if (!this.metadata.capabilities.write || !this.metadata.apply) throw fail(op, 'NotImplemented', 'this node cannot change system metadata');
     const record = await resolveObject(this.metadata, op, pid, { allowSid: false });
     if (!this.access.allows(ctx.session, record.sysmeta, 'changePermission')) {
       throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not change the system metadata of '${pid}'`, { pid });
@@ -258,9 +281,7 @@ export class StorageService {
   /** generateIdentifier: only the UUID scheme; the fragment is ignored. */
   async generateIdentifier(ctx: CallContext, scheme: string | undefined): Promise<string> {
     const op = 'MNStorage.generateIdentifier';
-    if (!ctx.session.authenticated && !this.access.mayCreate(ctx.session)) {
-      throw fail(op, 'NotAuthorized', 'generateIdentifier needs an authenticated caller');
-    }
+    this.assertMayGenerateIdentifier(ctx);
     if (scheme === undefined || scheme.trim().toUpperCase() !== 'UUID') {
       throw fail(op, 'InvalidRequest', `unsupported identifier scheme '${scheme ?? ''}'; this node supports scheme=UUID`);
     }
