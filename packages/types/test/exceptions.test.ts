@@ -7,8 +7,8 @@ import * as X from '../src/exceptions.js';
 import { DETAIL_CODES } from '../src/generated/detail-codes.data.js';
 import { validateMany, type XsdResult } from './xsd.js';
 
-/** The specification beside the checkout (../shared/spec), as CI lays it out. */
-const SPEC_DIR = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'spec');
+/** The vendored specification (spec/ at the repository root; see spec/README.md). */
+const SPEC_DIR = join(import.meta.dirname, '..', '..', '..', 'spec');
 
 const NAMES = Object.keys(X.EXCEPTION_ERROR_CODES) as X.ExceptionName[];
 const CLASSES: Record<X.ExceptionName, new (f?: X.ExceptionFields) => X.DataONEException> = {
