@@ -129,7 +129,9 @@ function writeElement(out: Out, qname: string, spec: TypeSpec, value: Model, ver
     if (c.v2 && version === 'v1') continue;
     const p = `${path}/${c.name}`;
     const v = value[c.key ?? c.name];
-    const items = c.max === 'n' ? ((v as unknown[] | undefined) ?? []) : v === undefined || v === null ? [] : [v];
+    let items = c.max === 'n' ? ((v as unknown[] | undefined) ?? []) : v === undefined || v === null ? [] : [v];
+    // An empty optional element is never written (it would read as absent anyway).
+    if (typeof c.type === 'string' && !c.empty && items.includes('')) items = items.filter((i) => i !== '');
     if (items.length < c.min) throw new TypeError(`${p}: required element missing`);
     for (const item of items) {
       if (typeof c.type === 'string') out.s += '<' + c.name + '>' + escapeXml(encodeScalar(c.type, item, p)) + '</' + c.name + '>';
@@ -157,6 +159,22 @@ function textOf(node: XmlNode | string): string {
   return typeof t === 'string' ? t : '';
 }
 
+/**
+ * Production nodes send empty optional elements (`<seriesId/>`, `<preferredMemberNode/>`,
+ * `<obsoletes></obsoletes>`): an empty element that may be left out reads as left out, and an
+ * empty item of a repeated element as no item. A required single element stays required (an
+ * empty `<identifier/>` is refused); elements the schema lets be empty (`empty`) are kept; an
+ * empty complex element is decoded as what it is.
+ */
+function readsAsAbsent(c: ChildSpec, item: XmlNode | string): boolean {
+  if (typeof item !== 'string' && Object.keys(item).some((k) => k !== '#text')) return false;
+  if (textOf(item) !== '') return false;
+  // Complex types stay strict: an empty `<accessPolicy/>` breaks the schema, not a habit of production nodes.
+  if (typeof c.type !== 'string') return false;
+  if (c.type === 'string' && c.empty) return false;
+  return c.min === 0 || c.max === 'n';
+}
+
 /** Decode an element of type `spec`; strict where the schema is: required parts and cardinality. */
 export function decodeNode(spec: TypeSpec, node: XmlNode, path: string): Model {
   const out: Model = {};
@@ -178,8 +196,8 @@ export function decodeNode(spec: TypeSpec, node: XmlNode, path: string): Model {
     known.add(c.name);
     const p = `${path}/${c.name}`;
     const raw = node[c.name];
-    const items = Array.isArray(raw) ? raw : [];
-    if (items.length < c.min) throw new DecodeError('required element is missing', p);
+    const items = Array.isArray(raw) ? raw.filter((item) => !readsAsAbsent(c, item)) : [];
+    if (items.length < c.min) throw new DecodeError(Array.isArray(raw) && raw.length > 0 ? 'must not be empty' : 'required element is missing', p);
     if (c.max === 1 && items.length > 1) throw new DecodeError('element may appear only once', p);
     const decoded = items.map((item) => {
       if (typeof c.type === 'string') {
