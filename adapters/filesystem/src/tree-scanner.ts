@@ -50,6 +50,24 @@ export interface TreeScannerOptions {
    * scan fails with kind 'unavailable' (an unmounted volume looks exactly like an empty tree).
    */
   allowEmptyTree?: boolean;
+  /** Where `watch()` tells what each periodic scan changed (info) and why one failed (error). */
+  logger?: ScanLogger;
+}
+
+/** The part of a pino-style logger the scanners use. */
+export interface ScanLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  debug?(fields: Record<string, unknown>, message: string): void;
+  error?(fields: Record<string, unknown>, message: string): void;
+}
+
+/** What a completed scan changed, in one log line (info when it changed anything, else debug). */
+export function logScan(logger: ScanLogger | undefined, what: string, report: { added: number; changed: number; removed: number; unchanged: number; skipped: unknown[]; durationMs: number }): void {
+  if (!logger) return;
+  const fields = { added: report.added, changed: report.changed, removed: report.removed, unchanged: report.unchanged, skipped: report.skipped.length, durationMs: Math.round(report.durationMs) };
+  const message = `${what}: ${report.added} added, ${report.changed} changed, ${report.removed} removed, ${report.unchanged} unchanged, ${report.skipped.length} skipped`;
+  if (report.added + report.changed + report.removed + report.skipped.length > 0 || !logger.debug) logger.info(fields, message);
+  else logger.debug(fields, message);
 }
 
 export interface ScanReport {
@@ -85,6 +103,14 @@ interface StateRow {
   checksum: string;
   scan: number;
   stamp: number;
+}
+
+/** A hashed file's change, planned against the catalogue's record. */
+interface Planned {
+  item: Hashed;
+  change: CatalogueChange;
+  outcome: 'added' | 'changed' | 'unchanged';
+  state: StateRow;
 }
 
 /** A file hashed in this scan, on its way to the catalogue. */
@@ -203,9 +229,14 @@ export class TreeScanner {
       timer = undefined;
       if (stopped) return;
       current = this.scan({ signal: controller.signal }).then(
-        (report) => options?.onScan?.(report),
+        (report) => {
+          logScan(this.options.logger, `wrap rescan of ${this.options.storage.root}`, report);
+          options?.onScan?.(report);
+        },
         (e: unknown) => {
-          if (!stopped) options?.onError?.(e);
+          if (stopped) return;
+          this.options.logger?.error?.({ err: e }, `wrap rescan of ${this.options.storage.root} failed`);
+          options?.onError?.(e);
         },
       ).finally(() => {
         current = undefined;
@@ -243,7 +274,7 @@ export class TreeScanner {
     const report: ScanReport = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: [], durationMs: 0 };
     const snapshot = (): ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started });
     const getRow = db.prepare('SELECT * FROM wrap_files WHERE path = ?');
-    const touchRow = db.prepare('UPDATE wrap_files SET scan = ? WHERE path = ?');
+    const touchRow = db.prepare('UPDATE wrap_files SET scan = max(scan, ?) WHERE path = ?');
     const touchAll = db.transaction((paths: string[]) => {
       for (const p of paths) touchRow.run(scanId, p);
     });
@@ -374,46 +405,60 @@ export class TreeScanner {
     return this.lastStamp;
   }
 
+  /**
+   * What one hashed file does to the catalogue, planned against the record as it is now.
+   * Only size and checksum come from the file; every other field (access policy, replicas,
+   * obsolescence, an administrator's edits) is the stored record's.
+   */
+  private async plan(item: Hashed, base: number, scanId: number): Promise<Planned | { skip: string }> {
+    const catalogue = this.options.catalogue;
+    const { entry, pid, previous, checksum } = item;
+    const state: StateRow = {
+      path: entry.key, pid, size: entry.size, mtime_ms: entry.mtimeMs, algorithm: this.algorithm, checksum, scan: scanId, stamp: base,
+    };
+    const change: CatalogueChange = {};
+    // The PID rule changed since the file was last seen: its old record goes.
+    if (previous && previous.pid !== pid) {
+      const old = await catalogue.get(previous.pid);
+      if (old && old.storageKey === entry.key) change.remove = [{ pid: previous.pid }];
+    }
+    const existing = await catalogue.get(pid);
+    if (existing === undefined) {
+      change.insert = [this.newRecord(entry, pid, checksum, base)];
+      return { item, change, outcome: 'added', state };
+    }
+    if (existing.storageKey !== entry.key) return { skip: `identifier ${pid} is already used by another object` };
+    if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
+      && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
+      // Touched, hashed again after a lost cache row, or recorded by a concurrent scan: same bytes, nothing to tell the CN.
+      state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
+      return { item, change, outcome: 'unchanged', state };
+    }
+    const stamp = Math.max(base, existing.sysmeta.dateSysMetadataModified.getTime() + 1);
+    this.lastStamp = Math.max(this.lastStamp, stamp);
+    state.stamp = stamp;
+    const sysmeta: StoredSystemMetadata = {
+      ...existing.sysmeta,
+      size: entry.size,
+      checksum: { algorithm: this.algorithm, value: checksum },
+      serialVersion: existing.sysmeta.serialVersion + 1,
+      dateSysMetadataModified: new Date(stamp),
+    };
+    change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
+    return { item, change, outcome: 'changed', state };
+  }
+
   private async applyBatch(items: Hashed[], scanId: number, report: ScanReport): Promise<void> {
     const catalogue = this.options.catalogue;
     const base = this.batchStamp();
-    const changes: Array<{ change: CatalogueChange; outcome: 'added' | 'changed' | 'unchanged'; path: string; state: StateRow }> = [];
+    const changes: Planned[] = [];
+    const kept: string[] = [];
     for (const item of items) {
-      const { entry, pid, previous, checksum } = item;
-      const state: StateRow = {
-        path: entry.key, pid, size: entry.size, mtime_ms: entry.mtimeMs, algorithm: this.algorithm, checksum, scan: scanId, stamp: base,
-      };
-      const change: CatalogueChange = {};
-      // The PID rule changed since the file was last seen: its old record goes.
-      if (previous && previous.pid !== pid) {
-        const old = await catalogue.get(previous.pid);
-        if (old && old.storageKey === entry.key) change.remove = [{ pid: previous.pid }];
-      }
-      const existing = await catalogue.get(pid);
-      if (existing === undefined) {
-        change.insert = [this.newRecord(entry, pid, checksum, base)];
-        changes.push({ change, outcome: 'added', path: entry.key, state });
-      } else if (existing.storageKey !== entry.key) {
-        report.skipped.push({ path: entry.key, reason: `identifier ${pid} is already used by another object` });
-      } else if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
-        && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
-        // Touched, or hashed again after a lost cache row: same bytes, nothing to tell the CN.
-        state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
-        changes.push({ change, outcome: 'unchanged', path: entry.key, state });
-      } else {
-        const stamp = Math.max(base, existing.sysmeta.dateSysMetadataModified.getTime() + 1);
-        this.lastStamp = Math.max(this.lastStamp, stamp);
-        state.stamp = stamp;
-        const sysmeta: StoredSystemMetadata = {
-          ...existing.sysmeta,
-          size: entry.size,
-          checksum: { algorithm: this.algorithm, value: checksum },
-          serialVersion: existing.sysmeta.serialVersion + 1,
-          dateSysMetadataModified: new Date(stamp),
-        };
-        change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
-        changes.push({ change, outcome: 'changed', path: entry.key, state });
-      }
+      const p = await this.plan(item, base, scanId);
+      if ('skip' in p) {
+        report.skipped.push({ path: item.entry.key, reason: p.skip });
+        kept.push(item.entry.key);
+      } else changes.push(p);
     }
 
     const merged: CatalogueChange = { insert: [], replace: [], remove: [] };
@@ -427,37 +472,87 @@ export class TreeScanner {
       if (merged.insert!.length + merged.replace!.length + merged.remove!.length > 0) await catalogue.apply!(merged);
     } catch (e) {
       if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
-      // One bad change (an identifier taken by a concurrent writer, a conflict) must not
-      // hold back the others: apply them one at a time and report the failures.
+      // One change lost a race (a concurrent scan or an administrator's update got there
+      // first) or was refused: the others go on their own, and the loser is planned again
+      // against the record as it is now.
       applied = [];
       for (const c of changes) {
-        try {
-          if (c.change.insert || c.change.replace || c.change.remove) await catalogue.apply!(c.change);
-          applied.push(c);
-        } catch (e2) {
-          if (!AdapterError.is(e2) || e2.kind === 'unavailable' || e2.kind === 'internal') throw e2;
-          report.skipped.push({ path: c.path, reason: `catalogue refused it (${e2.kind}): ${e2.message}` });
-        }
+        const done = await this.applyOne(c, base, scanId, report);
+        if (done) applied.push(done);
+        else kept.push(c.item.entry.key);
       }
     }
 
     const db = this.options.stateDatabase;
+    // max(): a concurrent scan with a later scan number may have seen the file already; never
+    // move its mark back, or that scan would take the file for gone.
     const upsert = db.prepare(`INSERT INTO wrap_files (path, pid, size, mtime_ms, algorithm, checksum, scan, stamp)
       VALUES (@path, @pid, @size, @mtime_ms, @algorithm, @checksum, @scan, @stamp)
       ON CONFLICT (path) DO UPDATE SET pid = excluded.pid, size = excluded.size, mtime_ms = excluded.mtime_ms,
-        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = excluded.scan, stamp = excluded.stamp`);
+        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = max(scan, excluded.scan), stamp = max(stamp, excluded.stamp)`);
+    const keep = db.prepare('UPDATE wrap_files SET scan = max(scan, ?) WHERE path = ?');
     db.transaction(() => {
       for (const c of applied) upsert.run(c.state);
+      // Not recorded this time, but seen: keep the record (a file is removed only when it is gone).
+      for (const path of kept) keep.run(scanId, path);
     })();
     for (const c of applied) report[c.outcome]++;
   }
 
-  /** Removes the records of files the completed walk did not see. */
+  /**
+   * Applies one planned change; when it loses a compare-and-set or an insert race, plans it
+   * again from the record as it is now (up to 5 times). Undefined when it is not applied.
+   */
+  private async applyOne(first: Planned, base: number, scanId: number, report: ScanReport): Promise<Planned | undefined> {
+    const catalogue = this.options.catalogue;
+    const path = first.item.entry.key;
+    let c: Planned = first;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (c.change.insert || c.change.replace || c.change.remove) await catalogue.apply!(c.change);
+        return c;
+      } catch (e) {
+        if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
+        const raced = e.kind === 'conflict' || e.kind === 'already-exists' || e.kind === 'not-found';
+        if (!raced || attempt >= 5) {
+          report.skipped.push({ path, reason: `catalogue refused it (${e.kind}): ${e.message}` });
+          return undefined;
+        }
+      }
+      if (await this.stale(c.item)) return undefined;
+      const again = await this.plan(c.item, base, scanId);
+      if ('skip' in again) {
+        report.skipped.push({ path, reason: again.skip });
+        return undefined;
+      }
+      c = again;
+    }
+  }
+
+  /**
+   * Whether a lost race is better left to the next scan: a concurrent scan recorded this file
+   * since it was listed (its record and cache row agree), or the file changed since it was
+   * hashed. Writing ours then could put older bytes' checksum over newer ones for good.
+   */
+  private async stale(item: Hashed): Promise<boolean> {
+    const row = this.options.stateDatabase.prepare('SELECT * FROM wrap_files WHERE path = ?').get(item.entry.key) as StateRow | undefined;
+    const prev = item.previous;
+    if (row !== undefined && (prev === undefined || row.mtime_ms !== prev.mtime_ms || row.size !== prev.size || row.checksum !== prev.checksum)) return true;
+    const now = await this.options.storage.statEntry(item.entry.key);
+    return now === undefined || now.mtimeMs !== item.entry.mtimeMs || now.size !== item.entry.size;
+  }
+
+  /**
+   * Removes the records of files the completed walk did not see and that are really gone:
+   * each is looked up in the tree once more, since a file a concurrent scan recorded, or one
+   * whose update raced, is no reason to drop a record and its overlay.
+   */
   private async removeUnseen(scanId: number, report: ScanReport, signal: AbortSignal | undefined): Promise<void> {
     const db = this.options.stateDatabase;
     const catalogue = this.options.catalogue;
     const page = db.prepare('SELECT path, pid FROM wrap_files WHERE scan < ? AND path > ? ORDER BY path LIMIT ?');
     const drop = db.prepare('DELETE FROM wrap_files WHERE path = ? AND scan < ?');
+    const keep = db.prepare('UPDATE wrap_files SET scan = max(scan, ?) WHERE path = ?');
     let after = '';
     for (;;) {
       signal?.throwIfAborted();
@@ -466,7 +561,12 @@ export class TreeScanner {
       after = rows[rows.length - 1]!.path;
       const remove: Array<{ pid: string; path: string }> = [];
       const forget: string[] = [];
+      const present: string[] = [];
       for (const row of rows) {
+        if (await this.options.storage.statEntry(row.path, signal ? { signal } : {}) !== undefined) {
+          present.push(row.path);
+          continue;
+        }
         const record = await catalogue.get(row.pid);
         if (record && record.storageKey === row.path) remove.push(row);
         else forget.push(row.path);
@@ -491,6 +591,7 @@ export class TreeScanner {
       }
       db.transaction(() => {
         for (const path of done) drop.run(path, scanId);
+        for (const path of present) keep.run(scanId, path);
       })();
     }
   }
