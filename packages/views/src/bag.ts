@@ -1,7 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { CallContext, ExtensionKit } from '@memberkit/core';
 import { formatById, SystemMetadataCodec, type ObjectRecord } from '@memberkit/types';
-import type { ResourceMap } from '@memberkit/science';
+import { fitName, safeFileName } from './file-names.js';
+import type { PackageModel } from './package-model.js';
 import { ZipWriter } from './zip.js';
 
 /** Package formats this node serializes (object format ids); BagIt as zip. */
@@ -27,6 +28,8 @@ export interface WithheldMember {
 
 export interface BagPlan {
   map: ObjectRecord;
+  /** The bag's base directory: every entry of the zip is under it (BagIt 0.97 §4: a bag is serialized from its parent). */
+  baseDir: string;
   members: BagMember[];
   withheld: WithheldMember[];
   bagitVersion: string;
@@ -37,61 +40,65 @@ export interface BagPlan {
   algorithms: Algorithm[];
 }
 
-/** A file name safe in a zip and on any file system, unique within the bag. */
-function safeName(name: string): string {
-  const cleaned = name
-    .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
-    .replace(/^[.\s]+/, '')
-    .replace(/[.\s]+$/, '')
-    .slice(0, 200);
-  return cleaned === '' ? 'object' : cleaned;
-}
-
 function payloadName(record: ObjectRecord): string {
-  if (record.sysmeta.fileName) return safeName(record.sysmeta.fileName);
-  const base = safeName(record.sysmeta.identifier);
+  if (record.sysmeta.fileName) return safeFileName(record.sysmeta.fileName);
+  const base = safeFileName(record.sysmeta.identifier);
   const ext = formatById(record.sysmeta.formatId)?.extension;
-  return ext && !base.toLowerCase().endsWith(`.${ext}`) ? `${base}.${ext}` : base;
+  return ext && !base.toLowerCase().endsWith(`.${ext}`) ? fitName(`${base}.${ext}`) : base;
 }
 
-function uniquePath(taken: Set<string>, dir: string, name: string): string {
-  let candidate = `${dir}/${name}`;
+/** The bag's base directory (and the zip's name): the map's identifier in plain ASCII. */
+export function bagName(mapPid: string): string {
+  const name = mapPid.replace(/[^\w.-]+/g, '_').replace(/^[._-]+/, '').slice(0, 150).replace(/[.]+$/, '');
+  return name === '' ? 'bag' : name;
+}
+
+/** `path` made unique (case-insensitively) in the bag: `name (2).ext`... */
+function uniquePath(taken: Set<string>, path: string): string {
+  const slash = path.lastIndexOf('/');
+  const dir = path.slice(0, slash + 1);
+  const name = path.slice(slash + 1);
   const dot = name.lastIndexOf('.');
   const stem = dot > 0 ? name.slice(0, dot) : name;
   const ext = dot > 0 ? name.slice(dot) : '';
-  for (let i = 2; taken.has(candidate.toLowerCase()); i++) candidate = `${dir}/${stem} (${i})${ext}`;
+  let candidate = path;
+  for (let i = 2; taken.has(candidate.toLowerCase()); i++) candidate = `${dir}${fitName(`${stem} (${i})${ext}`)}`;
   taken.add(candidate.toLowerCase());
   return candidate;
 }
 
 /**
- * Which members go in the bag. The rule for members the caller may not read: they are
- * omitted, and listed with the reason in `withheld.txt` (and counted in bag-info.txt), so a
- * public package with one embargoed file still downloads and the bag says what is missing.
- * Members not held by this node are withheld the same way.
+ * Which members go in the bag, and where. The rule for members the caller may not read: they
+ * are omitted, and listed with the reason in `withheld.txt` (and counted in bag-info.txt), so
+ * a public package with one embargoed file still downloads and the bag says what is missing.
+ * Members not held by this node are withheld the same way. A member named by its SID is the
+ * head of that series. Where the map gives a member's `prov:atLocation`, its payload path
+ * follows it (made safe: locations.ts); else the member's file name, in `data/`.
  */
-export async function planBag(kit: ExtensionKit, ctx: CallContext, mapRecord: ObjectRecord, map: ResourceMap, bagitVersion: string): Promise<BagPlan> {
+export function planBag(ctx: CallContext, kit: Pick<ExtensionKit, 'access'>, model: PackageModel, bagitVersion: string): BagPlan {
   const members: BagMember[] = [];
   const withheld: WithheldMember[] = [];
   const taken = new Set<string>();
+  const included = new Set<string>();
   const algorithms = new Set<Algorithm>();
-  for (const pid of map.aggregated) {
-    if (pid === mapRecord.sysmeta.identifier) continue;
-    const record = await kit.metadata.get(pid);
+  for (const m of model.members) {
+    const record = m.record;
     if (!record) {
-      withheld.push({ pid, reason: 'NotFound: not held by this Member Node' });
+      withheld.push({ pid: m.id, reason: 'NotFound: not held by this Member Node' });
       continue;
     }
+    const pid = record.sysmeta.identifier;
+    if (included.has(pid)) continue;
     if (!kit.access.allows(ctx.session, record.sysmeta, 'read')) {
       withheld.push({ pid, reason: `NotAuthorized: '${ctx.session.subject}' may not read it` });
       continue;
     }
+    included.add(pid);
     const alg = SYSMETA_ALGORITHMS[record.sysmeta.checksum.algorithm.toUpperCase()];
     if (alg) algorithms.add(alg);
-    members.push({ pid, record, path: uniquePath(taken, 'data', payloadName(record)) });
+    members.push({ pid, record, path: uniquePath(taken, `data/${m.location ?? payloadName(record)}`) });
   }
-  return { map: mapRecord, members, withheld, bagitVersion, algorithms: algorithms.size ? [...algorithms].sort() : ['sha256'] };
+  return { map: model.mapRecord, baseDir: bagName(model.mapRecord.sysmeta.identifier), members, withheld, bagitVersion, algorithms: algorithms.size ? [...algorithms].sort() : ['sha256'] };
 }
 
 function digestsOf(data: Uint8Array, algorithms: readonly Algorithm[]): Record<string, string> {
@@ -123,11 +130,12 @@ export interface BagStreamHooks {
  */
 export async function* bagZip(kit: ExtensionKit, plan: BagPlan, hooks: BagStreamHooks = {}, signal?: AbortSignal): AsyncGenerator<Buffer> {
   const zip = new ZipWriter();
+  const base = `${plan.baseDir}/`;
   const tagDigests: Array<[string, Record<string, string>]> = [];
   const tagFile = function* (path: string, text: string | Uint8Array): Generator<Buffer> {
     const data = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     tagDigests.push([path, digestsOf(data, plan.algorithms)]);
-    yield* zip.file(path, data);
+    yield* zip.file(base + path, data);
   };
 
   yield* tagFile('bagit.txt', `BagIt-Version: ${plan.bagitVersion}\nTag-File-Character-Encoding: UTF-8\n`);
@@ -162,7 +170,7 @@ export async function* bagZip(kit: ExtensionKit, plan: BagPlan, hooks: BagStream
     if (hooks.verify && ownAlg && !computed.includes(ownAlg)) computed.push(ownAlg);
     const hashes = new Map<Algorithm, Hash>(computed.map((a) => [a, createHash(a)]));
     try {
-      yield* zip.stream(member.path, content.stream as AsyncIterable<Uint8Array>, member.record.sysmeta.size, hashes.size ? (chunk) => {
+      yield* zip.stream(base + member.path, content.stream as AsyncIterable<Uint8Array>, member.record.sysmeta.size, hashes.size ? (chunk) => {
         for (const h of hashes.values()) h.update(chunk);
       } : undefined);
     } finally {
@@ -192,8 +200,7 @@ export async function* bagZip(kit: ExtensionKit, plan: BagPlan, hooks: BagStream
   if (mapBytes) yield* tagFile('metadata/oai-ore.xml', mapBytes);
   const sysmetaTaken = new Set<string>();
   for (const r of [plan.map, ...included.map((m) => m.record)]) {
-    const path = uniquePath(sysmetaTaken, 'metadata/sysmeta', `sysmeta-${safeName(r.sysmeta.identifier)}.xml`);
-
+    const path = uniquePath(sysmetaTaken, `metadata/sysmeta/${fitName(`sysmeta-${safeFileName(r.sysmeta.identifier)}.xml`)}`);
     yield* tagFile(path, SystemMetadataCodec.encode(r.sysmeta, 'v2'));
   }
   const mapping = included.map((m) => `${oneLine(m.pid)} ${manifestPath(m.path)}\n`).join('');
@@ -219,7 +226,7 @@ export async function* bagZip(kit: ExtensionKit, plan: BagPlan, hooks: BagStream
   yield* tagFile('bag-info.txt', `${info.join('\n')}\n`);
   const tagManifestInputs = [...tagDigests];
   for (const alg of plan.algorithms) {
-    yield* zip.file(`tagmanifest-${alg}.txt`, Buffer.from(tagManifestInputs.map(([p, d]) => `${d[alg]}  ${manifestPath(p)}\n`).join(''), 'utf8'));
+    yield* zip.file(`${base}tagmanifest-${alg}.txt`, Buffer.from(tagManifestInputs.map(([p, d]) => `${d[alg]}  ${manifestPath(p)}\n`).join(''), 'utf8'));
   }
   yield* zip.finish();
 }

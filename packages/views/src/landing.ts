@@ -1,11 +1,21 @@
 import type { CallContext, ExtensionKit } from '@memberkit/core';
 import { formatById, type ObjectRecord } from '@memberkit/types';
 import { isResourceMapFormat, isScienceMetadataFormat, type ResourceMap, type ScienceMetadata } from '@memberkit/science';
+import { mayDescribe } from './describe-rule.js';
+import { stripControls } from './file-names.js';
+import type { PackageModel } from './package-model.js';
+import { httpUrl } from './safe-url.js';
 import { refOf, type ScienceServices } from './shared.js';
+
+/** Members listed per landing page (the rest through `?start=`), and files named in JSON-LD. */
+export const FILES_PER_PAGE = 100;
+export const MAX_DISTRIBUTION = 1000;
+/** Science metadata documents tried (parsed) before a page gives up looking for one. */
+const MAX_METADATA_TRIES = 5;
 
 export interface PackageFile {
   pid: string;
-  /** File name (sysmeta fileName, else the PID). */
+  /** File name for display and download (sysmeta fileName, else the PID), control characters removed. */
   name: string;
   /** false: listed by the resource map, but the caller may not read it (or it is not on this node). */
   readable: boolean;
@@ -20,28 +30,37 @@ export interface PackageFile {
   view?: string;
 }
 
-/** Everything a theme may show about an object: gathered once per request. */
+/** Everything a theme may show about an object: gathered once per (object, package version, caller). */
 export interface LandingPage {
   record: ObjectRecord;
   pid: string;
   title: string;
   /** The science metadata document describing the object (the object itself, or its package's). */
   metadataRecord?: ObjectRecord;
+  /** Its content, URLs already limited to http(s). */
   metadata?: ScienceMetadata;
   /** The resource map of the package the object is in (or the object itself). */
   mapRecord?: ObjectRecord;
   map?: ResourceMap;
+  /** The files on this page of the member list (FILES_PER_PAGE from `filePage.start`). */
   files: PackageFile[];
+  /** The whole package: members listed, members the caller may read, their bytes. */
+  fileTotals: { members: number; readable: number; bytes: number };
+  filePage: { start: number; size: number; next?: string; previous?: string };
+  /** Readable files for JSON-LD `distribution` (the first MAX_DISTRIBUTION). */
+  distribution: PackageFile[];
   versions: { obsoletes?: string; obsoletedBy?: string; seriesId?: string };
   citation: string;
   urls: {
-    /** This page (default theme). */
+    /** This page (default theme), canonical. */
     self: string;
     object: (pid: string) => string;
     view: (pid: string, theme?: string) => string;
     /** The BagIt package of the object's package, when it has one. */
     package?: string;
   };
+  /** Identifiers whose change makes this page stale. */
+  dependsOn(pid: string): boolean;
 }
 
 export interface UrlBase {
@@ -49,12 +68,20 @@ export interface UrlBase {
   api: string;
 }
 
+export interface LandingOptions {
+  /** First member listed (paging of large packages). */
+  start?: number;
+  /** The package already chosen by choosePackage (null: none). */
+  package?: PackageModel | null;
+}
+
 function mediaTypeOf(record: ObjectRecord): string | undefined {
   return record.sysmeta.mediaType?.name ?? formatById(record.sysmeta.formatId)?.mediaType;
 }
 
 export function fileName(record: ObjectRecord): string {
-  return record.sysmeta.fileName ?? record.sysmeta.identifier;
+  const name = stripControls(record.sysmeta.fileName ?? record.sysmeta.identifier);
+  return name === '' ? stripControls(record.sysmeta.identifier) : name;
 }
 
 function year(s: string | undefined): string | undefined {
@@ -63,7 +90,7 @@ function year(s: string | undefined): string | undefined {
 
 /** "Family, G., Family, G. (Year). Title. Publisher. https://doi.org/..." */
 export function citationOf(md: ScienceMetadata | undefined, title: string, pid: string, fallbackYear: string, nodeName?: string): string {
-  const authors = (md?.creators ?? []).map((c) => (c.familyName ? `${c.familyName}${c.givenName ? `, ${c.givenName.split(/\s+/).map((g) => `${g[0]}.`).join(' ')}` : ''}` : c.name));
+  const authors = (md?.creators ?? []).slice(0, 6).map((c) => (c.familyName ? `${c.familyName}${c.givenName ? `, ${c.givenName.split(/\s+/).filter(Boolean).map((g) => `${g[0]}.`).join(' ')}` : ''}` : c.name));
   const who = authors.length > 5 ? `${authors.slice(0, 5).join(', ')}, et al.` : authors.join(', ');
   const doi = md?.alternateIdentifiers.find((a) => /^(doi:|https?:\/\/(dx\.)?doi\.org\/)/i.test(a));
   const id = doi ? `https://doi.org/${doi.replace(/^(doi:|https?:\/\/(dx\.)?doi\.org\/)/i, '')}` : pid;
@@ -74,17 +101,61 @@ export function citationOf(md: ScienceMetadata | undefined, title: string, pid: 
   return parts.join(' ');
 }
 
-async function readable(kit: ExtensionKit, ctx: CallContext, pid: string): Promise<ObjectRecord | undefined> {
-  const record = await kit.metadata.get(pid);
-  return record && kit.access.allows(ctx.session, record.sysmeta, 'read') ? record : undefined;
+/** Metadata as pages may show it: only http(s) URLs kept as URLs (licence, ORCID). */
+export function safeMetadata(md: ScienceMetadata): ScienceMetadata {
+  const out: ScienceMetadata = { ...md, creators: md.creators.map((c) => {
+    const { orcid, ...rest } = c;
+    const safe = httpUrl(orcid);
+    return safe ? { ...rest, orcid: safe } : rest;
+  }) };
+  if (md.license) {
+    const { url, ...rest } = md.license;
+    const safe = httpUrl(url);
+    out.license = safe ? { ...rest, url: safe } : rest;
+    if (!out.license.name && !out.license.url) delete out.license;
+  }
+  return out;
+}
+
+/**
+ * The package shown on an object's page: the object itself when it is a resource map, else
+ * the best map aggregating it that the caller may read AND that may describe it (mayDescribe:
+ * a stranger's map never speaks for someone else's object); current before obsoleted, not
+ * archived before archived, newest upload first.
+ */
+export async function choosePackage(kit: ExtensionKit, services: ScienceServices, ctx: CallContext, record: ObjectRecord): Promise<PackageModel | undefined> {
+  if (isResourceMapFormat(record.sysmeta.formatId)) return services.packageModel(record);
+  const ids = new Set<string>();
+  for (const id of [record.sysmeta.identifier, record.sysmeta.seriesId]) {
+    if (id) for (const m of await services.packages.mapsOf(id).catch(() => [])) ids.add(m);
+  }
+  const candidates: ObjectRecord[] = [];
+  for (const id of ids) {
+    const r = await kit.metadata.get(id).catch(() => undefined);
+    if (r && isResourceMapFormat(r.sysmeta.formatId) && kit.access.allows(ctx.session, r.sysmeta, 'read') && mayDescribe(kit.access, r.sysmeta, record.sysmeta)) candidates.push(r);
+  }
+  candidates.sort(
+    (a, b) =>
+      Number(!!a.sysmeta.obsoletedBy) - Number(!!b.sysmeta.obsoletedBy) ||
+      Number(!!a.sysmeta.archived) - Number(!!b.sysmeta.archived) ||
+      b.sysmeta.dateUploaded.getTime() - a.sysmeta.dateUploaded.getTime() ||
+      (a.sysmeta.identifier < b.sysmeta.identifier ? -1 : 1),
+  );
+  for (const c of candidates) {
+    const model = await services.packageModel(c);
+    if (model) return model;
+  }
+  return undefined;
 }
 
 /**
  * Gather the landing page of `record` (already authorized): its science metadata (the object
  * itself when it is a metadata document, else the document that documents it in its package),
- * its package's files, versions, citation. Missing or bad documents leave fields out, never fail.
+ * one page of its package's files, totals, versions, citation. Linear in the package's size
+ * (the package itself is resolved once per map version: PackageModel). Missing or bad
+ * documents leave fields out, never fail.
  */
-export async function gatherLanding(kit: ExtensionKit, services: ScienceServices, ctx: CallContext, record: ObjectRecord, base: UrlBase): Promise<LandingPage> {
+export async function gatherLanding(kit: ExtensionKit, services: ScienceServices, ctx: CallContext, record: ObjectRecord, base: UrlBase, options: LandingOptions = {}): Promise<LandingPage> {
   const pid = record.sysmeta.identifier;
   const enc = encodeURIComponent;
   const urls: LandingPage['urls'] = {
@@ -92,87 +163,100 @@ export async function gatherLanding(kit: ExtensionKit, services: ScienceServices
     object: (p) => `${base.api}/object/${enc(p)}`,
     view: (p, theme = 'default') => `${base.api}/views/${enc(theme)}/${enc(p)}`,
   };
+  const canRead = (r: ObjectRecord | undefined): r is ObjectRecord => !!r && kit.access.allows(ctx.session, r.sysmeta, 'read');
 
-  // The package: the object itself when it is a resource map, else the newest current map aggregating it.
-  let mapRecord: ObjectRecord | undefined;
-  let map: ResourceMap | undefined;
-  if (isResourceMapFormat(record.sysmeta.formatId)) {
-    mapRecord = record;
-    map = await services.science.resourceMap(refOf(record)).catch(() => undefined);
-  } else {
-    const candidates: ObjectRecord[] = [];
-    for (const m of await services.packages.mapsOf(pid).catch(() => [])) {
-      const r = await readable(kit, ctx, m).catch(() => undefined);
-      if (r) candidates.push(r);
-    }
-    candidates.sort((a, b) => Number(!!a.sysmeta.obsoletedBy) - Number(!!b.sysmeta.obsoletedBy) || Number(!!a.sysmeta.archived) - Number(!!b.sysmeta.archived) || b.sysmeta.dateUploaded.getTime() - a.sysmeta.dateUploaded.getTime());
-    for (const c of candidates) {
-      const parsed = await services.science.resourceMap(refOf(c)).catch(() => undefined);
-      if (parsed) {
-        mapRecord = c;
-        map = parsed;
-        break;
-      }
-    }
-  }
+  const model = options.package !== undefined ? (options.package ?? undefined) : await choosePackage(kit, services, ctx, record).catch(() => undefined);
+  const byId = new Map<string, ObjectRecord | undefined>(model?.members.map((m) => [m.id, m.record]) ?? []);
 
   // The science metadata document.
   let metadataRecord: ObjectRecord | undefined;
   let metadata: ScienceMetadata | undefined;
+  let tries = 0;
   const tryMetadata = async (r: ObjectRecord | undefined): Promise<boolean> => {
-    if (!r || !isScienceMetadataFormat(r.sysmeta.formatId)) return false;
+    if (!r || !isScienceMetadataFormat(r.sysmeta.formatId) || tries >= MAX_METADATA_TRIES) return false;
+    tries++;
     const md = await services.science.metadata(refOf(r)).catch(() => undefined);
     if (!md) return false;
     metadataRecord = r;
-    metadata = md;
+    metadata = safeMetadata(md);
     return true;
   };
-  if (!(await tryMetadata(record)) && map) {
-    const documenting = map.documents.filter((d) => d.data === pid).map((d) => d.metadata);
-    const documentsMost = [...new Set(map.documents.map((d) => d.metadata))].sort((a, b) => map!.documents.filter((d) => d.metadata === b).length - map!.documents.filter((d) => d.metadata === a).length);
-    for (const m of [...documenting, ...documentsMost, ...map.aggregated]) {
-      if (await tryMetadata(await readable(kit, ctx, m).catch(() => undefined))) break;
+  if (!(await tryMetadata(record)) && model) {
+    const tried = new Set<string>();
+    const own = [...(model.documentedBy.get(pid) ?? []), ...(record.sysmeta.seriesId ? (model.documentedBy.get(record.sysmeta.seriesId) ?? []) : [])];
+    const candidates = function* (): Generator<string> {
+      yield* own;
+      yield* model.metadataByLinks;
+      for (const m of model.members) yield m.id;
+    };
+    for (const id of candidates()) {
+      if (tries >= MAX_METADATA_TRIES) break;
+      if (tried.has(id)) continue;
+      tried.add(id);
+      const r = byId.get(id);
+      if (canRead(r) && (await tryMetadata(r))) break;
     }
   }
 
-  // The files of the package (or the object alone).
-  const files: PackageFile[] = [];
-  const metadataPids = new Set(map?.documents.map((d) => d.metadata) ?? []);
-  const members = map ? map.aggregated : [pid];
-  for (const m of members) {
-    const r = m === pid ? record : await readable(kit, ctx, m).catch(() => undefined);
-    if (!r) {
-      files.push({ pid: m, name: m, readable: false, role: metadataPids.has(m) ? 'metadata' : 'data' });
-      continue;
-    }
+  // The files of the package (or the object alone): totals over all, rows for one page.
+  const start = Math.max(0, Math.floor(options.start ?? 0));
+  const fileOf = (id: string, r: ObjectRecord | undefined): PackageFile => {
+    const isMetadata = !!model?.metadataIds.has(id);
+    if (!canRead(r)) return { pid: id, name: stripControls(id), readable: false, role: isMetadata ? 'metadata' : 'data' };
+    const p = r.sysmeta.identifier;
     const format = formatById(r.sysmeta.formatId);
-    const role: PackageFile['role'] = isResourceMapFormat(r.sysmeta.formatId) ? 'resource map' : metadataPids.has(m) || format?.formatType === 'METADATA' ? 'metadata' : 'data';
-    const f: PackageFile = { pid: m, name: fileName(r), readable: true, size: r.sysmeta.size, formatId: r.sysmeta.formatId, role, href: urls.object(m), view: urls.view(m) };
+    const role: PackageFile['role'] = isResourceMapFormat(r.sysmeta.formatId) ? 'resource map' : isMetadata || format?.formatType === 'METADATA' ? 'metadata' : 'data';
+    const f: PackageFile = { pid: p, name: fileName(r), readable: true, size: r.sysmeta.size, formatId: r.sysmeta.formatId, role, href: urls.object(p), view: urls.view(p) };
     if (format?.formatName) f.formatName = format.formatName;
     const mt = mediaTypeOf(r);
     if (mt) f.mediaType = mt;
-    files.push(f);
+    return f;
+  };
+  const members: Array<{ id: string; record?: ObjectRecord }> = model ? model.members : [{ id: pid, record }];
+  const files: PackageFile[] = [];
+  const distribution: PackageFile[] = [];
+  const totals = { members: members.length, readable: 0, bytes: 0 };
+  for (let i = 0; i < members.length; i++) {
+    const m = members[i]!;
+    const r = m.record?.sysmeta.identifier === pid ? record : m.record;
+    const readable = canRead(r);
+    if (readable) {
+      totals.readable++;
+      totals.bytes += r.sysmeta.size;
+    }
+    if (i >= start && i < start + FILES_PER_PAGE) files.push(fileOf(m.id, r));
+    if (readable && distribution.length < MAX_DISTRIBUTION) distribution.push(i >= start && i < start + FILES_PER_PAGE ? files[files.length - 1]! : fileOf(m.id, r));
   }
-  if (mapRecord) urls.package = `${base.api}/packages/${enc('application/bagit-097')}/${enc(mapRecord.sysmeta.identifier)}`;
+  const filePage: LandingPage['filePage'] = { start, size: FILES_PER_PAGE };
+  if (start + FILES_PER_PAGE < members.length) filePage.next = `${urls.self}?start=${start + FILES_PER_PAGE}#files`;
+  if (start > 0) filePage.previous = `${urls.self}?start=${Math.max(0, start - FILES_PER_PAGE)}#files`;
+  if (model) urls.package = `${base.api}/packages/${enc('application/bagit-097')}/${enc(model.mapRecord.sysmeta.identifier)}`;
 
-  const title = metadata?.title ?? record.sysmeta.fileName ?? pid;
+  const title = metadata?.title ?? stripControls(record.sysmeta.fileName ?? pid);
   const versions: LandingPage['versions'] = {};
   if (record.sysmeta.obsoletes) versions.obsoletes = record.sysmeta.obsoletes;
   if (record.sysmeta.obsoletedBy) versions.obsoletedBy = record.sysmeta.obsoletedBy;
   if (record.sysmeta.seriesId) versions.seriesId = record.sysmeta.seriesId;
+  const mdPid = (metadataRecord as ObjectRecord | undefined)?.sysmeta.identifier;
   const page: LandingPage = {
     record,
     pid,
     title,
     files,
+    fileTotals: totals,
+    filePage,
+    distribution,
     versions,
     citation: citationOf(metadata, title, (metadataRecord ?? record).sysmeta.identifier, String(record.sysmeta.dateUploaded.getUTCFullYear())),
     urls,
+    dependsOn: (id) => id === pid || id === record.sysmeta.seriesId || id === mdPid || !!model?.ids.has(id),
   };
   if (metadataRecord) page.metadataRecord = metadataRecord;
   if (metadata) page.metadata = metadata;
-  if (mapRecord) page.mapRecord = mapRecord;
-  if (map) page.map = map;
+  if (model) {
+    page.mapRecord = model.mapRecord;
+    page.map = model.map;
+  }
   return page;
 }
 
@@ -195,7 +279,8 @@ export function jsonLdOf(page: LandingPage): Record<string, unknown> {
       '@list': md.creators.map((c) => {
         const person = !!(c.givenName || c.familyName);
         const p: Record<string, unknown> = { '@type': person ? 'Person' : 'Organization', name: c.name };
-        if (c.orcid) p['@id'] = c.orcid;
+        const orcid = httpUrl(c.orcid);
+        if (orcid) p['@id'] = orcid;
         if (c.givenName) p.givenName = c.givenName;
         if (c.familyName) p.familyName = c.familyName;
         if (c.email) p.email = c.email;
@@ -207,7 +292,8 @@ export function jsonLdOf(page: LandingPage): Record<string, unknown> {
   if (md?.keywords.length) ld.keywords = md.keywords;
   if (md?.pubDate) ld.datePublished = md.pubDate;
   if (md?.publisher) ld.publisher = { '@type': 'Organization', name: md.publisher };
-  if (md?.license) ld.license = md.license.url ?? md.license.name;
+  const license = httpUrl(md?.license?.url) ?? md?.license?.name;
+  if (license) ld.license = license;
   if (md?.temporal.length) ld.temporalCoverage = md.temporal.map((t) => (t.begin === t.end ? t.begin : `${t.begin ?? '..'}/${t.end ?? '..'}`));
   if (md?.spatial.length) {
     ld.spatialCoverage = md.spatial.map((s) => ({
@@ -216,7 +302,7 @@ export function jsonLdOf(page: LandingPage): Record<string, unknown> {
       geo: s.west === s.east && s.north === s.south ? { '@type': 'GeoCoordinates', latitude: s.north, longitude: s.west } : { '@type': 'GeoShape', box: `${s.south} ${s.west} ${s.north} ${s.east}` },
     }));
   }
-  const files = page.files.filter((f) => f.readable && f.href);
+  const files = page.distribution.filter((f) => f.readable && f.href);
   if (files.length) {
     ld.distribution = files.map((f) => ({ '@type': 'DataDownload', '@id': f.href, name: f.name, identifier: f.pid, contentUrl: f.href, encodingFormat: f.mediaType ?? f.formatId, contentSize: f.size }));
   }
@@ -226,7 +312,10 @@ export function jsonLdOf(page: LandingPage): Record<string, unknown> {
   return ld;
 }
 
-/** JSON for a `<script type="application/ld+json">` block: `<` escaped so it cannot end the script. */
+/**
+ * JSON for a `<script type="application/ld+json">` block: `<`, `>` and `&` escaped as JSON
+ * unicode escapes, so no field can end the script element or open a comment.
+ */
 export function jsonLdScript(ld: unknown): string {
-  return JSON.stringify(ld, null, 2).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(ld, null, 2).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }

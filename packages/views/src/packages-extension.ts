@@ -3,7 +3,8 @@ import { fail, type ExtensionKit, type NodeExtension } from '@memberkit/core';
 import type { ApiVersion } from '@memberkit/types';
 import { isResourceMapFormat, type ScienceCache } from '@memberkit/science';
 import { bagZip, PACKAGE_TYPES, planBag } from './bag.js';
-import { refOf, scienceServices, type ScienceServices } from './shared.js';
+import { secured } from './response-headers.js';
+import { scienceServices, type ScienceServices } from './shared.js';
 
 export interface PackagesOptions {
   science?: ScienceCache;
@@ -58,11 +59,14 @@ export function createPackagesExtension(options: PackagesOptions = {}): NodeExte
     async open(kit) {
       services = scienceServices(kit, options.science ? { science: options.science } : {});
     },
+    async onChange(change) {
+      await services?.invalidate(change);
+    },
     routes(app: Hono, _version: ApiVersion, kit: ExtensionKit) {
       const op = 'MNPackage.getPackage';
       app.get(
         '/packages/*',
-        kit.wrap(op, async (c, ctx) => {
+        secured(kit.wrap(op, async (c, ctx) => {
           const { type, id } = packagePath(c);
           const packageType = PACKAGE_TYPES[type];
           if (!packageType) throw fail(op, 'InvalidRequest', `package type '${type}' is not supported; this node serializes ${Object.keys(PACKAGE_TYPES).join(', ')}`);
@@ -72,9 +76,9 @@ export function createPackagesExtension(options: PackagesOptions = {}): NodeExte
             throw fail(op, 'InvalidRequest', `'${mapRecord.sysmeta.identifier}' is not a resource map (its format is ${mapRecord.sysmeta.formatId}); getPackage needs the identifier of an OAI-ORE resource map`, { pid: id });
           }
           const s = services ?? scienceServices(kit);
-          const map = await s.science.resourceMap(refOf(mapRecord));
-          if (!map) throw fail(op, 'InvalidRequest', `the resource map '${mapRecord.sysmeta.identifier}' could not be read as OAI-ORE RDF/XML`, { pid: id });
-          const plan = await planBag(kit, ctx, mapRecord, map, packageType.bagitVersion);
+          const model = await s.packageModel(mapRecord);
+          if (!model) throw fail(op, 'InvalidRequest', `the resource map '${mapRecord.sysmeta.identifier}' could not be read as OAI-ORE RDF/XML`, { pid: id });
+          const plan = planBag(ctx, kit, model, packageType.bagitVersion);
           if (logReads) await kit.events.record(ctx, 'read', mapRecord.sysmeta.identifier);
           const signal = c.req.raw.signal;
           const source = bagZip(
@@ -107,17 +111,17 @@ export function createPackagesExtension(options: PackagesOptions = {}): NodeExte
             // Up to 1 MiB produced ahead of the socket: disk reads overlap network writes; memory stays flat.
             { highWaterMark: 1 << 20, size: (chunk) => chunk.byteLength },
           );
-          const name = `${mapRecord.sysmeta.identifier.replace(/[^\w.-]+/g, '_').slice(0, 150)}.zip`;
           return new Response(body, {
             status: 200,
             headers: {
               'Content-Type': 'application/zip',
-              'Content-Disposition': contentDisposition(name),
+              'Content-Disposition': contentDisposition(`${plan.baseDir}.zip`),
               'DataONE-FormatId': type,
-              'X-Content-Type-Options': 'nosniff',
+              // Which members are in the bag depends on the caller.
+              'Cache-Control': 'private',
             },
           });
-        }),
+        })),
       );
     },
   };

@@ -1,6 +1,8 @@
 import type { ExtensionKit, ObjectChange } from '@memberkit/core';
 import type { MetadataAdapter, ObjectRecord } from '@memberkit/types';
 import { isResourceMapFormat, ScienceCache, type ResourceMap, type ScienceObjectRef } from '@memberkit/science';
+import { buildPackageModel, type PackageModel } from './package-model.js';
+import { ViewCache } from './view-cache.js';
 
 export const ORE_FORMAT = 'http://www.openarchives.org/ore/terms';
 
@@ -88,6 +90,12 @@ export class PackageIndex {
 export interface ScienceServices {
   science: ScienceCache;
   packages: PackageIndex;
+  /** The resolved package of a resource map version (cached; undefined when it cannot be read). */
+  packageModel(mapRecord: ObjectRecord): Promise<PackageModel | undefined>;
+  /** Rendered views for anonymous callers, by (theme, object version, package version, page). */
+  views: ViewCache<{ body: string | Uint8Array; mediaType: string }>;
+  /** Forget what was computed from `pid` (a change this process made). */
+  invalidate(change: ObjectChange): Promise<void>;
 }
 
 // One cache and one index per node (keyed by its catalogue), shared by MNView and MNPackage.
@@ -105,7 +113,54 @@ export function scienceServices(kit: ExtensionKit, options: { science?: ScienceC
           return readAll(kit, record);
         },
       });
-    s = { science, packages: new PackageIndex(kit.metadata, science) };
+    const packages = new PackageIndex(kit.metadata, science);
+    const seen = new WeakSet<object>();
+    // Packages: a few large models; views: many small pages. Both expire for other processes' changes.
+    const models = new ViewCache<Promise<PackageModel | undefined>>({ maxEntries: 64, maxBytes: 64, ttlMs: 5 * 60_000 });
+    const views = new ViewCache<{ body: string | Uint8Array; mediaType: string }>({ maxEntries: 500, maxBytes: 64 * 1024 * 1024, ttlMs: 60_000 });
+    s = {
+      science,
+      packages,
+      views,
+      packageModel(mapRecord) {
+        const key = `${mapRecord.sysmeta.identifier}@${mapRecord.sysmeta.serialVersion}`;
+        const hit = models.get(key);
+        if (hit) return hit;
+        const value = (async () => {
+          const map = await science.resourceMap(refOf(mapRecord)).catch(() => undefined);
+          return map ? buildPackageModel(kit.metadata, mapRecord, map) : undefined;
+        })();
+        const ids = new Set<string>([mapRecord.sysmeta.identifier]);
+        models.set(key, value, (pid) => ids.has(pid));
+        value.then(
+          (m) => {
+            if (m) for (const id of m.ids) ids.add(id);
+          },
+          () => models.delete(key),
+        );
+        return value;
+      },
+      async invalidate(change) {
+        // MNView and MNPackage both forward each change: act once.
+        if (seen.has(change)) return;
+        seen.add(change);
+        const ids = [change.pid, ...(change.record?.sysmeta.seriesId ? [change.record.sysmeta.seriesId] : [])];
+        science.invalidate(change.pid);
+        for (const id of ids) {
+          models.invalidate(id);
+          views.invalidate(id);
+        }
+        // A new or changed map changes the pages of the objects it aggregates.
+        if (change.record && isResourceMapFormat(change.record.sysmeta.formatId)) {
+          const map = await science.resourceMap(refOf(change.record)).catch(() => undefined);
+          if (map) {
+            views.invalidateSubjects(new Set(map.aggregated));
+          } else views.clear();
+        }
+        if (change.kind === 'delete') views.clear();
+        await packages.onChange(change);
+      },
+    };
     shared.set(kit.metadata, s);
   }
   return s;

@@ -14,8 +14,10 @@ export interface ThemeContext {
 
 export interface ThemeOutput {
   body: string | Uint8Array;
-  /** Overrides the theme's media type (e.g. the raw metadata's own). */
+  /** Overrides the theme's media type. */
   mediaType?: string;
+  /** Extra response headers (e.g. Content-Disposition). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -26,5 +28,12 @@ export interface Theme {
   name: string;
   description: string;
   mediaType: string;
+  /** Content-Security-Policy of what it renders (default: response-headers.ts HTML_CSP / OTHER_CSP). */
+  contentSecurityPolicy?: string;
+  /**
+   * The output depends only on `ctx.page()` (not on bytes or anything else): anonymous views
+   * are then computed once per (object version, package version, page) and cached.
+   */
+  cacheable?: boolean;
   render(ctx: ThemeContext): Promise<ThemeOutput>;
 }

@@ -1,8 +1,10 @@
 import type { Context, Hono } from 'hono';
-import { fail, xmlResponse, type CallContext, type ExtensionKit, type NodeExtension } from '@memberkit/core';
+import { fail, publicSession, xmlResponse, type CallContext, type ExtensionKit, type NodeExtension } from '@memberkit/core';
 import { OptionListCodec, SystemMetadataCodec, type ApiVersion, type ObjectRecord } from '@memberkit/types';
 import type { ScienceCache } from '@memberkit/science';
-import { gatherLanding, type LandingPage } from './landing.js';
+import { choosePackage, gatherLanding, type LandingPage } from './landing.js';
+import type { PackageModel } from './package-model.js';
+import { secured } from './response-headers.js';
 import { readAll, scienceServices, type ScienceServices } from './shared.js';
 import type { Theme, ThemeContext } from './theme.js';
 import { defaultTheme } from './themes/default.js';
@@ -16,20 +18,31 @@ export interface ViewsOptions {
   science?: ScienceCache;
   /** Largest document the `metadata` theme returns (default 16 MiB). */
   maxDocumentBytes?: number;
+  /**
+   * The node's public base URL (`node.baseURL`, e.g. `https://data.example.org/mn`), or a
+   * function giving it: every absolute link, canonical URL and JSON-LD `@id` is built from it.
+   * Without it, links use the URL the request was made to. X-Forwarded-Host/Proto are never
+   * read: any client can send them (behind a reverse proxy, configure node.baseURL).
+   */
+  baseURL?: string | (() => string | undefined);
 }
 
 export const BUILTIN_THEMES: readonly Theme[] = [defaultTheme, metadataTheme, jsonLdTheme];
 
-/** `https://host/mn/v2`: the request's URL up to the API version, for absolute links. */
-export function apiBase(c: Context, version: ApiVersion): string {
+/** `https://host/mn/v2`: the configured base URL (else the request's URL up to the API version), for absolute links. */
+export function apiBase(c: Context, version: ApiVersion, baseURL?: string): string {
+  if (baseURL) return `${baseURL.replace(/\/+$/, '')}/${version}`;
   const url = new URL(c.req.url);
   const raw = url.pathname;
   const marker = `/${version}/`;
   const at = raw.indexOf(marker);
-  const proto = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim();
-  const host = c.req.header('x-forwarded-host')?.split(',')[0]?.trim();
-  const origin = proto && host ? `${proto}://${host}` : url.origin;
-  return `${origin}${at >= 0 ? raw.slice(0, at + marker.length - 1) : `/${version}`}`;
+  return `${url.origin}${at >= 0 ? raw.slice(0, at + marker.length - 1) : `/${version}`}`;
+}
+
+/** `?start=` of a landing page's member list: a non-negative integer, else 0. */
+function startParam(c: Context): number {
+  const raw = c.req.query('start');
+  return raw && /^\d{1,9}$/.test(raw) ? Number(raw) : 0;
 }
 
 /**
@@ -42,6 +55,7 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
   for (const t of [...BUILTIN_THEMES, ...(options.themes ?? [])]) themes.set(t.name, t);
   const fallback = themes.get('default')!;
   let services: ScienceServices | undefined;
+  const configuredBase = (): string | undefined => (typeof options.baseURL === 'function' ? options.baseURL() : options.baseURL);
 
   return {
     name: 'views',
@@ -50,12 +64,13 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
       services = scienceServices(kit, options.science ? { science: options.science } : {});
     },
     async onChange(change) {
-      services?.science.invalidate(change.pid);
-      await services?.packages.onChange(change);
+      await services?.invalidate(change);
     },
     routes(app: Hono, version: ApiVersion, kit: ExtensionKit) {
-      const listViews = kit.wrap('MNView.listViews', async () =>
-        xmlResponse(OptionListCodec.encode({ key: 'theme', description: 'Views of objects this node renders (GET /views/{theme}/{id}); unknown themes render with default', option: [...themes.keys()] }, version)),
+      const listViews = secured(
+        kit.wrap('MNView.listViews', async () =>
+          xmlResponse(OptionListCodec.encode({ key: 'theme', description: 'Views of objects this node renders (GET /views/{theme}/{id}); unknown themes render with default', option: [...themes.keys()] }, version)),
+        ),
       );
       app.get('/views', listViews);
       app.get('/view', listViews);
@@ -67,26 +82,61 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
         // Access control as for get (v2: PID or SID).
         const record = await kit.objects.authorized(ctx, 'MNView.view', id, 'read');
         const s = services ?? scienceServices(kit);
-        const tctx = themeContext(kit, s, ctx, record, apiBase(c, version), options.maxDocumentBytes);
-        const out = await theme.render(tctx);
+        const api = apiBase(c, version, configuredBase());
+        const start = startParam(c);
+        const anonymous = !ctx.session.authenticated && !kit.access.isPrivileged(ctx.session);
+        const publicObject = kit.access.allows(publicSession(), record.sysmeta, 'read');
         const headers: Record<string, string> = {
-          'Content-Type': out.mediaType ?? theme.mediaType,
           'Last-Modified': record.sysmeta.dateSysMetadataModified.toUTCString(),
-          'X-Content-Type-Options': 'nosniff',
-          Vary: 'Authorization',
+          // What an authenticated caller sees (restricted members, private objects) is theirs alone.
+          'Cache-Control': anonymous && publicObject ? 'no-cache' : 'private',
         };
-        return new Response(out.body, { status: 200, headers });
+        if (theme.contentSecurityPolicy) headers['Content-Security-Policy'] = theme.contentSecurityPolicy;
+
+        // Anonymous views of cacheable themes: once per (theme, object version, package version, page).
+        let chosen: PackageModel | null | undefined;
+        let cacheKey: string | undefined;
+        if (theme.cacheable && anonymous) {
+          chosen = (await choosePackage(kit, s, ctx, record).catch(() => undefined)) ?? null;
+          const sm = record.sysmeta;
+          cacheKey = `${theme.name}\u0000${api}\u0000${sm.identifier}@${sm.serialVersion}\u0000${chosen ? `${chosen.mapRecord.sysmeta.identifier}@${chosen.mapRecord.sysmeta.serialVersion}` : '-'}\u0000${start}`;
+          const hit = s.views.get(cacheKey);
+          if (hit) return new Response(hit.body, { status: 200, headers: { ...headers, 'Content-Type': hit.mediaType } });
+        }
+        let gathered: LandingPage | undefined;
+        const tctx = themeContext(kit, s, ctx, record, api, options.maxDocumentBytes, { start, ...(chosen !== undefined ? { package: chosen } : {}) }, (p) => (gathered = p));
+        const out = await theme.render(tctx);
+        const mediaType = out.mediaType ?? theme.mediaType;
+        if (cacheKey && gathered) {
+          const page = gathered;
+          const bytes = typeof out.body === 'string' ? out.body.length * 2 : out.body.byteLength;
+          s.views.set(cacheKey, { body: out.body, mediaType }, (pid) => page.dependsOn(pid), bytes, [record.sysmeta.identifier, ...(record.sysmeta.seriesId ? [record.sysmeta.seriesId] : [])]);
+        }
+        return new Response(out.body, { status: 200, headers: { ...headers, ...out.headers, 'Content-Type': mediaType } });
       });
-      app.get('/views/:theme/:id{.+}', view);
+      app.get('/views/:theme/:id{.+}', secured(view));
     },
   };
 }
 
-function themeContext(kit: ExtensionKit, services: ScienceServices, ctx: CallContext, record: ObjectRecord, api: string, maxBytes?: number): ThemeContext {
+function themeContext(
+  kit: ExtensionKit,
+  services: ScienceServices,
+  ctx: CallContext,
+  record: ObjectRecord,
+  api: string,
+  maxBytes: number | undefined,
+  landing: { start: number; package?: PackageModel | null },
+  onPage: (page: LandingPage) => void,
+): ThemeContext {
   let page: Promise<LandingPage> | undefined;
   return {
     record,
-    page: () => (page ??= gatherLanding(kit, services, ctx, record, { api })),
+    page: () =>
+      (page ??= gatherLanding(kit, services, ctx, record, { api }, landing).then((p) => {
+        onPage(p);
+        return p;
+      })),
     async bytes(r) {
       if (!kit.access.allows(ctx.session, r.sysmeta, 'read')) throw fail('MNView.view', 'NotAuthorized', `'${ctx.session.subject}' may not read '${r.sysmeta.identifier}'`);
       try {

@@ -4,7 +4,7 @@ import { MemberNodeClient } from '@memberkit/client';
 import { sysmeta, startViewsNode, type ViewsNode } from './support/node.js';
 import { EML, EML_FORMAT, loadDataset, PIDS } from './support/dataset.js';
 import { unzip } from './support/unzip.js';
-import { validateBag } from './support/bagit.js';
+import { bagRoot, validateBag } from './support/bagit.js';
 
 const enc = encodeURIComponent;
 
@@ -65,11 +65,12 @@ describe('MNView and MNPackage on a real node', () => {
     expect((await get(`/v1/views/default/${enc(PIDS.eml)}`)).status).toBe(200);
   });
 
-  it('metadata theme: the raw EML with its media type, for the metadata and for a data file', async () => {
+  it('metadata theme: the raw EML as plain text, for the metadata and for a data file', async () => {
     for (const pid of [PIDS.eml, PIDS.csv]) {
       const res = await get(`/v2/views/metadata/${enc(pid)}`);
       expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^text\/xml/);
+      expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(Buffer.from(await res.arrayBuffer()).equals(EML)).toBe(true);
     }
   });
@@ -139,7 +140,9 @@ describe('MNView and MNPackage on a real node', () => {
       const res = await get(`/v2/packages/${type}/${enc(PIDS.map)}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/zip');
-      const entries = unzip(Buffer.from(await res.arrayBuffer()));
+      const bag = bagRoot(unzip(Buffer.from(await res.arrayBuffer())));
+      expect(bag.base).toBe('resource_map_urn_uuid_4c1d0a2e');
+      const entries = bag.entries;
       expect(validateBag(entries)).toEqual([]);
       const names = [...entries.keys()];
       expect(names.filter((n) => n.startsWith('data/')).sort()).toEqual(['data/calibration notes.pdf', 'data/toolik_soil_2016_2019.csv', 'data/toolik_soil_metadata.xml']);
@@ -160,7 +163,7 @@ describe('MNView and MNPackage on a real node', () => {
       expect(entries.get('manifest-sha256.txt')!.data.toString()).toContain(`${createHash('sha256').update(files.pdf).digest('hex')}  data/calibration notes.pdf`);
     }
     // The writer may read everything: nothing withheld.
-    const all = unzip(Buffer.from(await (await get(`/v2/packages/application%2Fbagit-097/${enc(PIDS.map)}`, node.tokens.writer)).arrayBuffer()));
+    const all = bagRoot(unzip(Buffer.from(await (await get(`/v2/packages/application%2Fbagit-097/${enc(PIDS.map)}`, node.tokens.writer)).arrayBuffer()))).entries;
     expect(validateBag(all)).toEqual([]);
     expect(all.has('withheld.txt')).toBe(false);
     expect([...all.keys()].filter((n) => n.startsWith('data/'))).toHaveLength(4);

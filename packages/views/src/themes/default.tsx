@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { FC } from 'hono/jsx';
 import { jsonLdOf, jsonLdScript, type LandingPage, type PackageFile } from '../landing.js';
+import { httpUrl } from '../safe-url.js';
 import type { Theme } from '../theme.js';
 
 export function humanSize(bytes: number | undefined): string {
@@ -29,7 +31,14 @@ td.size{white-space:nowrap;text-align:right}.restricted{color:var(--muted);font-
 .coverage{display:grid;grid-template-columns:minmax(0,1fr) 18rem;gap:1rem;align-items:start}@media(max-width:700px){.coverage{grid-template-columns:1fr}article{padding:1.25rem}}
 dl.sm{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;font-size:.88rem}dl.sm dt{color:var(--muted)}dl.sm dd{margin:0;word-break:break-all}
 svg.map{width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:#eef5f9}
+article h2.first{margin-top:0}th.size{text-align:right}.pager{display:flex;gap:1rem;margin-top:.75rem;font-size:.9rem}
 `;
+
+/**
+ * The page's policy: nothing loads and no script runs (the JSON-LD block is data); the only
+ * style allowed is the stylesheet above, by hash (so the page has no style attributes).
+ */
+const CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(CSS).digest('base64')}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /** A small equirectangular frame with the bounding boxes drawn on it (no external tiles). */
 const CoverageMap: FC<{ boxes: NonNullable<LandingPage['metadata']>['spatial'] }> = ({ boxes }) => (
@@ -78,7 +87,9 @@ const FileRow: FC<{ f: PackageFile }> = ({ f }) =>
 const Landing: FC<{ page: LandingPage }> = ({ page }) => {
   const md = page.metadata;
   const sm = page.record.sysmeta;
-  const totalSize = page.files.reduce((n, f) => n + (f.size ?? 0), 0);
+  const totals = page.fileTotals;
+  const license = md?.license;
+  const licenseUrl = httpUrl(license?.url);
   const ld = jsonLdOf(page);
   return (
     <html lang="en">
@@ -104,8 +115,8 @@ const Landing: FC<{ page: LandingPage }> = ({ page }) => {
                 {md.creators.map((c) => (
                   <li>
                     <span class="creator">{c.name}</span>
-                    {c.orcid ? (
-                      <a class="orcid" href={c.orcid} title={c.orcid}>
+                    {httpUrl(c.orcid) ? (
+                      <a class="orcid" href={httpUrl(c.orcid)} title={c.orcid}>
                         iD
                       </a>
                     ) : null}
@@ -117,12 +128,23 @@ const Landing: FC<{ page: LandingPage }> = ({ page }) => {
             <div class="facts">
               {md?.pubDate ? <span>Published {md.pubDate}</span> : <span>Uploaded {sm.dateUploaded.toISOString().slice(0, 10)}</span>}
               {md?.publisher ? <span>{md.publisher}</span> : null}
-              {md?.license ? <span>License: {md.license.url ? <a href={md.license.url} rel="license">{md.license.name && md.license.name.length < 80 ? md.license.name : md.license.url}</a> : md.license.name}</span> : null}
+              {license && (licenseUrl || license.name) ? (
+                <span id="license">
+                  License:{' '}
+                  {licenseUrl ? (
+                    <a href={licenseUrl} rel="license">
+                      {license.name && license.name.length < 80 ? license.name : licenseUrl}
+                    </a>
+                  ) : (
+                    license.name
+                  )}
+                </span>
+              ) : null}
             </div>
             <div class="actions">
               {page.urls.package ? (
                 <a class="button primary" id="download-package" href={page.urls.package}>
-                  Download all ({page.files.filter((f) => f.readable).length} files, {humanSize(totalSize)}) as BagIt zip
+                  Download all ({totals.readable} files, {humanSize(totals.bytes)}) as BagIt zip
                 </a>
               ) : (
                 <a class="button primary" href={page.urls.object(page.pid)}>
@@ -184,14 +206,19 @@ const Landing: FC<{ page: LandingPage }> = ({ page }) => {
             ) : null}
           </article>
           <article>
-            <h2 style="margin-top:0">Files</h2>
+            <h2 class="first">Files</h2>
+            {totals.members > page.files.length ? (
+              <p class="facts" id="files-range">
+                {page.files.length ? `${page.filePage.start + 1}–${page.filePage.start + page.files.length}` : 'none'} of {totals.members} files
+              </p>
+            ) : null}
             <table id="files">
               <thead>
                 <tr>
                   <th>Name</th>
                   <th>Format</th>
                   <th>Role</th>
-                  <th style="text-align:right">Size</th>
+                  <th class="size">Size</th>
                 </tr>
               </thead>
               <tbody>
@@ -200,9 +227,23 @@ const Landing: FC<{ page: LandingPage }> = ({ page }) => {
                 ))}
               </tbody>
             </table>
+            {page.filePage.next || page.filePage.previous ? (
+              <nav class="pager">
+                {page.filePage.previous ? (
+                  <a rel="prev" id="files-previous" href={page.filePage.previous}>
+                    Previous {page.filePage.size}
+                  </a>
+                ) : null}
+                {page.filePage.next ? (
+                  <a rel="next" id="files-next" href={page.filePage.next}>
+                    Next {page.filePage.size}
+                  </a>
+                ) : null}
+              </nav>
+            ) : null}
           </article>
           <article>
-            <h2 style="margin-top:0">Identifiers and versions</h2>
+            <h2 class="first">Identifiers and versions</h2>
             <dl class="sm" id="versions">
               <dt>Identifier</dt>
               <dd>{page.pid}</dd>
@@ -265,6 +306,8 @@ export const defaultTheme: Theme = {
   name: 'default',
   description: 'HTML landing page: citation, abstract, coverage, the files of the package with download links, versions, schema.org JSON-LD',
   mediaType: 'text/html; charset=utf-8',
+  contentSecurityPolicy: CSP,
+  cacheable: true,
   async render(ctx) {
     const page = await ctx.page();
     const el = <Landing page={page} />;

@@ -6,6 +6,7 @@ export const jsonLdTheme: Theme = {
   name: 'jsonld',
   description: 'schema.org Dataset description (JSON-LD), as embedded in the default landing page',
   mediaType: 'application/ld+json',
+  cacheable: true,
   async render(ctx) {
     return { body: JSON.stringify(jsonLdOf(await ctx.page()), null, 2) };
   },

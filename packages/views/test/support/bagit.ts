@@ -2,6 +2,18 @@ import { createHash } from 'node:crypto';
 import type { ZipEntry } from './unzip.js';
 
 /**
+ * A serialized bag's base directory (BagIt 0.97 §4: one folder at the top of the zip holding
+ * bagit.txt, the manifests and data/) and its entries relative to it. Throws when entries lie
+ * outside one base directory.
+ */
+export function bagRoot(entries: Map<string, ZipEntry>): { base: string; entries: Map<string, ZipEntry> } {
+  const tops = new Set([...entries.keys()].map((n) => n.split('/')[0]!));
+  const base = [...tops][0];
+  if (tops.size !== 1 || !base || [...entries.keys()].some((n) => !n.includes('/'))) throw new Error(`not one base directory: ${[...tops].join(', ')}`);
+  return { base, entries: new Map([...entries].map(([n, e]) => [n.slice(base.length + 1), e])) };
+}
+
+/**
  * Validate a BagIt bag (0.97 / 1.0) held in zip entries: bagit.txt declaration, payload under
  * data/, every manifest lists every payload file with a matching digest and nothing else,
  * tag manifests match, Payload-Oxum agrees. Returns the problems (empty when valid).
