@@ -144,7 +144,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   const node = await createMemberNode(
     toCoreConfig(config, options.port, (p) => resolvePath(loaded, p)),
     { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
-    { logger, extensions: [...(config.extensions.views ? [createViewsExtension()] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
+    { logger, extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
   );
   let scanner: Scanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
