@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { fail, xmlResponse, type ExtensionKit, type NodeExtension, type ObjectChange } from '@memberkit/core';
 import { QueryEngineDescriptionCodec, QueryEngineListCodec, type ApiVersion } from '@memberkit/types';
 import { CatalogueIndexer, type IndexerOptions } from './indexer.js';
+import { queryLimits, QueryLimitError } from './limits.js';
 import { QuerySyntaxError } from './parser.js';
 import { SolrQueryEngine, type SolrEngineOptions } from './solr-engine.js';
 import { PostgresSearchIndex } from './sql/postgres-index.js';
@@ -65,17 +66,45 @@ export function engineParams(rest: string): Array<[string, string]> {
   return [...new URLSearchParams(query)];
 }
 
-async function formParams(c: Context): Promise<Array<[string, string]>> {
+/**
+ * The request body, at most `max` bytes: a larger declared Content-Length is refused before
+ * a byte is read, and a body that grows past the cap (chunked, or lying) is cut off there.
+ */
+async function readBodyCapped(req: Request, max: number): Promise<Uint8Array> {
+  const tooLarge = () => new QueryLimitError('maxBodyBytes', max, `the query body is larger than ${max} bytes; send fewer or shorter clauses`);
+  const declared = Number(req.headers.get('content-length') ?? '');
+  if (Number.isFinite(declared) && declared > max) throw tooLarge();
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function formParams(c: Context, maxBodyBytes: number): Promise<Array<[string, string]>> {
   const type = c.req.header('content-type') ?? '';
+  const body = await readBodyCapped(c.req.raw, maxBodyBytes);
   if (/multipart\/form-data/i.test(type)) {
-    const form = await c.req.raw.formData();
+    const form = await new Response(body, { headers: { 'Content-Type': type } }).formData().catch(() => {
+      throw new InvalidQueryError('the multipart/form-data body cannot be read (boundary missing or body malformed)');
+    });
     const out: Array<[string, string]> = [];
     form.forEach((v, k) => {
       if (typeof v === 'string') out.push([k, v]);
     });
     return out;
   }
-  return [...new URLSearchParams(await c.req.text())];
+  return [...new URLSearchParams(new TextDecoder().decode(body))];
 }
 
 /** The syntax error with a caret under the problem. */
@@ -92,6 +121,7 @@ function describeSyntaxError(err: QuerySyntaxError): string {
 export function createQueryExtension(options: QueryExtensionOptions = {}): QueryExtension {
   const index = openIndex(options.index);
   const solr = new SolrQueryEngine(index, options);
+  const maxBodyBytes = queryLimits(options.limits).maxBodyBytes;
   const engines = new Map<string, QueryEngine>([[solr.name, solr]]);
   for (const e of options.engines ?? []) engines.set(e.name, e);
   let indexer: CatalogueIndexer | undefined;
@@ -128,9 +158,9 @@ export function createQueryExtension(options: QueryExtensionOptions = {}): Query
         const parts = splitQueryUrl(c.req.url, version);
         const engine = parts && engines.get(parts.engine);
         if (!parts || !engine) throw fail('MNQuery.query', 'NotFound', `no query engine named '${parts?.engine ?? ''}' on this node (see listQueryEngines: ${[...engines.keys()].join(', ')})`);
-        const params: QueryParamList = [...engineParams(parts.rest), ...(c.req.method === 'POST' ? await formParams(c) : [])];
         const readableBy = kit.access.listingFilter(ctx.session);
         try {
+          const params: QueryParamList = [...engineParams(parts.rest), ...(c.req.method === 'POST' ? await formParams(c, maxBodyBytes) : [])];
           const r = await engine.query(params, { ...(readableBy ? { readableBy } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) });
           return new Response(r.body, { status: 200, headers: { 'Content-Type': r.contentType } });
         } catch (err) {

@@ -1,6 +1,8 @@
 export * from './types.js';
 export { parseQuery, parseSolrDate, fieldsOf, QuerySyntaxError, type QueryNode, type Occur, type ParseOptions } from './parser.js';
-export { FIELDS, FIELD_BY_NAME, DEFAULT_FIELD, READERS_FIELD, describeSchema, lookupField, type FieldDef, type FieldType } from './schema.js';
+export { DEFAULT_QUERY_LIMITS, QueryLimitError, queryLimits, type QueryLimits } from './limits.js';
+export { accessScope, MAY_DESCRIBE, type AccessScope } from './sql/access.js';
+export { FIELDS, FIELD_BY_NAME, DEFAULT_FIELD, LINK_FIELDS, READERS_FIELD, describeSchema, lookupField, type FieldDef, type FieldType } from './schema.js';
 export { SolrQueryEngine, parseSolrParams, writeJson, writeXml, type SolrEngineOptions, type ParsedSolrRequest } from './solr-engine.js';
 export { SqliteSearchIndex, type SqliteIndexOptions } from './sql/sqlite-index.js';
 export { PostgresSearchIndex, type PostgresIndexOptions } from './sql/postgres-index.js';

@@ -13,6 +13,8 @@
  * as clients expect), and `-` inside a term is a plain character.
  */
 
+import { DEFAULT_QUERY_LIMITS, QueryLimitError, type QueryLimits } from './limits.js';
+
 export type Occur = 'must' | 'should' | 'mustNot';
 
 export type QueryNode =
@@ -47,7 +49,16 @@ class Lexer {
   private i = 0;
   /** Set by the parser right after a `field:`: the next term may contain ':'. */
   valueMode = false;
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly limits: Pick<QueryLimits, 'maxTermLength' | 'maxWildcards'>,
+  ) {}
+
+  /** Checked as a term grows, so an oversized one is refused before it is copied whole. */
+  private checkLength(length: number): void {
+    const max = this.limits.maxTermLength;
+    if (length > max) throw new QueryLimitError('maxTermLength', max, `a term, phrase or range bound is longer than ${max} characters`);
+  }
 
   private err(msg: string, pos = this.i): never {
     throw new QuerySyntaxError(msg, pos, this.s);
@@ -92,6 +103,7 @@ class Lexer {
       while (this.i < s.length && s[this.i] !== '"') {
         if (s[this.i] === '\\' && this.i + 1 < s.length) this.i++;
         v += s[this.i++];
+        this.checkLength(v.length);
       }
       if (this.i >= s.length) this.err('unterminated phrase (missing closing ")', pos);
       this.i++;
@@ -104,6 +116,7 @@ class Lexer {
     let raw = '';
     let value = '';
     let wild = false;
+    let wildcards = 0;
     if (signedValue) {
       raw = value = c;
       this.i++;
@@ -115,19 +128,27 @@ class Lexer {
         raw += ch + s[this.i + 1];
         value += s[this.i + 1];
         this.i += 2;
+        this.checkLength(value.length);
         continue;
       }
       if (ch === ':' && valueMode) {
         raw += ch;
         value += ch;
         this.i++;
+        this.checkLength(value.length);
         continue;
       }
       if (SPECIAL.has(ch)) break;
-      if (ch === '*' || ch === '?') wild = true;
+      if (ch === '*' || ch === '?') {
+        wild = true;
+        if (++wildcards > this.limits.maxWildcards) {
+          throw new QueryLimitError('maxWildcards', this.limits.maxWildcards, `a term has more than ${this.limits.maxWildcards} wildcards (* or ?)`);
+        }
+      }
       raw += ch;
       value += ch;
       this.i++;
+      this.checkLength(value.length);
     }
     if (raw === '') this.err(`unexpected '${c}'`);
     this.skipSuffix();
@@ -151,6 +172,7 @@ class Lexer {
         while (this.i < s.length && s[this.i] !== '"') {
           if (s[this.i] === '\\' && this.i + 1 < s.length) this.i++;
           v += s[this.i++];
+          this.checkLength(v.length);
         }
         if (this.i >= s.length) this.err('unterminated phrase in range', pos);
         this.i++;
@@ -160,6 +182,7 @@ class Lexer {
       while (this.i < s.length && !/[\s\]}]/.test(s[this.i]!)) {
         if (s[this.i] === '\\' && this.i + 1 < s.length) this.i++;
         v += s[this.i++];
+        this.checkLength(v.length);
       }
       if (v === '') this.err('expected a range bound', this.i);
       return v;
@@ -193,19 +216,44 @@ export interface ParseOptions {
   defaultField?: string;
   /** Default operator between clauses (Solr's q.op). */
   defaultOperator?: 'OR' | 'AND';
+  /** Bounds on depth, term length and wildcards (default: DEFAULT_QUERY_LIMITS). */
+  limits?: Partial<Pick<QueryLimits, 'maxDepth' | 'maxClauses' | 'maxTermLength' | 'maxWildcards'>>;
+  /**
+   * Clauses still allowed, shared by the `q` and every `fq` of one request (decremented as
+   * clauses are parsed); default: a budget of its own of `limits.maxClauses`.
+   */
+  clauseBudget?: { remaining: number };
 }
 
 class Parser {
   private tok: Tok;
   private readonly lx: Lexer;
   private readonly op: 'OR' | 'AND';
+  private readonly maxDepth: number;
+  private readonly maxClauses: number;
+  private readonly budget: { remaining: number };
+  /** Open parentheses and field groups around the current position. */
+  private depth = 0;
   constructor(
     private readonly s: string,
     opts: ParseOptions,
   ) {
-    this.lx = new Lexer(s);
+    const limits = { ...DEFAULT_QUERY_LIMITS, ...opts.limits };
+    this.maxDepth = limits.maxDepth;
+    this.maxClauses = limits.maxClauses;
+    this.budget = opts.clauseBudget ?? { remaining: limits.maxClauses };
+    this.lx = new Lexer(s, limits);
     this.tok = this.lx.next();
     this.op = opts.defaultOperator ?? 'OR';
+  }
+
+  /** A group opens: recursion stays bounded by maxDepth, whatever the input. */
+  private enter(): void {
+    if (++this.depth > this.maxDepth) throw new QueryLimitError('maxDepth', this.maxDepth, `parentheses are nested more than ${this.maxDepth} deep`);
+  }
+
+  private countClause(): void {
+    if (--this.budget.remaining < 0) throw new QueryLimitError('maxClauses', this.maxClauses, `the query has more than ${this.maxClauses} clauses (q and every fq together)`);
   }
 
   /** The current token (a method, so that narrowing does not survive advance()). */
@@ -278,10 +326,12 @@ class Parser {
   private clause(field: string): QueryNode {
     const t = this.tok;
     if (t.t === 'lparen') {
+      this.enter();
       this.advance();
       const inner = this.query(field);
       if (this.peek().t !== 'rparen') this.err("missing ')'", t.pos);
       this.advance();
+      this.depth--;
       return inner;
     }
     if (t.t === 'term') {
@@ -296,15 +346,18 @@ class Parser {
         if (name === '*') {
           if (v.t === 'term' && v.value === '*') {
             this.advance();
+            this.countClause();
             return { kind: 'all' };
           }
           this.err("'*' as a field name is only valid in *:*", t.pos);
         }
         if (v.t === 'lparen') {
+          this.enter();
           this.advance();
           const inner = this.query(name);
           if (this.peek().t !== 'rparen') this.err("missing ')'", v.pos);
           this.advance();
+          this.depth--;
           return inner;
         }
         if (v.t === 'term' || v.t === 'phrase' || v.t === 'range') {
@@ -325,6 +378,7 @@ class Parser {
   }
 
   private leaf(field: string, t: Tok): QueryNode {
+    this.countClause();
     if (t.t === 'phrase') return { kind: 'phrase', field, value: t.value };
     if (t.t === 'range') {
       return {

@@ -91,6 +91,11 @@ export const TEXT_FIELDS = FIELDS.filter((d) => d.type === 'text').map((d) => d.
 /** Single-valued fields: one column each in SQL indexes. */
 export const SINGLE_FIELDS = FIELDS.filter((d) => !d.multivalued);
 export const MULTI_FIELDS = FIELDS.filter((d) => d.multivalued);
+/**
+ * Package relations: filled only by resource maps (SearchIndex.setRelations), never by the
+ * document itself; shown per caller (see sql/access.ts).
+ */
+export const LINK_FIELDS: readonly string[] = ['resourceMap', 'documents', 'isDocumentedBy'];
 /** Internal multi-valued field: every subject that may read the object (rightsHolder + any grant). */
 export const READERS_FIELD = '_readers';
 /** The default search field (Solr's df). */

@@ -1,5 +1,6 @@
 import type { QueryEngineDescription } from '@memberkit/types';
 import { fieldsOf, parseQuery, type QueryNode } from './parser.js';
+import { queryLimits, QueryLimitError, type QueryLimits } from './limits.js';
 import { describeSchema, FIELDS, lookupField } from './schema.js';
 import { InvalidQueryError, type EngineResponse, type IndexDoc, type QueryEngine, type QueryParamList, type SearchIndex, type SearchRequest, type SearchResult, type SortSpec } from './types.js';
 
@@ -8,6 +9,8 @@ export interface SolrEngineOptions {
   maxRows?: number;
   /** `rows` when the request gives none (Solr's default: 10). */
   defaultRows?: number;
+  /** Bounds on the size of a request (see DEFAULT_QUERY_LIMITS). */
+  limits?: Partial<QueryLimits>;
 }
 
 const RETURNABLE = FIELDS.filter((d) => d.returnable).map((d) => d.name);
@@ -17,11 +20,14 @@ function list(v: string): string[] {
   return v.split(/[\s,]+/).filter(Boolean);
 }
 
+/** A parameter value quoted in an error: long ones cut (a description never echoes a whole body). */
+const shown = (v: string): string => (v.length > 40 ? `${v.slice(0, 40)}…` : v);
+
 function intParam(name: string, v: string | undefined, fallback: number, min: number): number {
   if (v === undefined || v.trim() === '') return fallback;
-  if (!/^-?\d+$/.test(v.trim())) throw new InvalidQueryError(`${name} must be an integer (got '${v}')`);
+  if (!/^-?\d+$/.test(v.trim())) throw new InvalidQueryError(`${name} must be an integer (got '${shown(v)}')`);
   const n = Number(v);
-  if (n < min) throw new InvalidQueryError(`${name} must be at least ${min} (got '${v}')`);
+  if (n < min) throw new InvalidQueryError(`${name} must be at least ${min} (got '${shown(v)}')`);
   return n;
 }
 
@@ -41,11 +47,17 @@ export function parseSolrParams(params: QueryParamList, options: SolrEngineOptio
   if (!lookupField(defaultField)) throw new InvalidQueryError(`undefined field ${defaultField} (df)`);
   const opRaw = (one('q.op') ?? 'OR').toUpperCase();
   if (opRaw !== 'OR' && opRaw !== 'AND') throw new InvalidQueryError(`q.op must be AND or OR`);
-  const parseOpts = { defaultField, defaultOperator: opRaw as 'OR' | 'AND' };
+  const limits = queryLimits(options.limits);
+  const filters = all('fq');
+  if (filters.length > limits.maxFilterQueries) {
+    throw new QueryLimitError('maxFilterQueries', limits.maxFilterQueries, `more than ${limits.maxFilterQueries} fq parameters (got ${filters.length}); combine filters with AND in fewer fq`);
+  }
+  // One clause budget for q and every fq: the index runs them as one condition.
+  const parseOpts = { defaultField, defaultOperator: opRaw as 'OR' | 'AND', limits, clauseBudget: { remaining: limits.maxClauses } };
   const queries: QueryNode[] = [];
   const q = one('q');
   queries.push(parseQuery(q ?? '*:*', parseOpts));
-  for (const fq of all('fq')) if (fq.trim() !== '') queries.push(parseQuery(fq, parseOpts));
+  for (const fq of filters) if (fq.trim() !== '') queries.push(parseQuery(fq, parseOpts));
   const named = new Set<string>();
   for (const n of queries) fieldsOf(n, named);
 
@@ -68,7 +80,7 @@ export function parseSolrParams(params: QueryParamList, options: SolrEngineOptio
   if (sortRaw && sortRaw.trim()) {
     for (const part of sortRaw.split(',')) {
       const [name, dir = 'asc', ...rest] = part.trim().split(/\s+/);
-      if (!name || rest.length || !/^(asc|desc)$/i.test(dir)) throw new InvalidQueryError(`sort must be 'field asc|desc[, ...]' (got '${sortRaw}')`);
+      if (!name || rest.length || !/^(asc|desc)$/i.test(dir)) throw new InvalidQueryError(`sort must be 'field asc|desc[, ...]' (got '${shown(sortRaw)}')`);
       if (name === 'score') continue;
       const def = lookupField(name);
       if (!def) throw new InvalidQueryError(`undefined field ${name} (sort)`);
@@ -80,6 +92,7 @@ export function parseSolrParams(params: QueryParamList, options: SolrEngineOptio
   const maxRows = options.maxRows ?? 1000;
   const rows = Math.min(intParam('rows', one('rows'), options.defaultRows ?? 10, 0), maxRows);
   const start = intParam('start', one('start'), 0, 0);
+  if (start > limits.maxStart) throw new QueryLimitError('maxStart', limits.maxStart, `start is larger than ${limits.maxStart} (got ${shown(one('start') ?? '')}); narrow the query (e.g. with an fq on dateModified) instead of paging this deep`);
 
   const request: ParsedSolrRequest['request'] = { queries, hideArchived: !named.has('archived'), fields, sort, start, rows };
   const facetOn = /^(true|on|yes)$/i.test(one('facet') ?? '');
@@ -93,7 +106,7 @@ export function parseSolrParams(params: QueryParamList, options: SolrEngineOptio
     };
   }
   const wtRaw = (one('wt') ?? 'xml').toLowerCase();
-  if (wtRaw !== 'xml' && wtRaw !== 'json') throw new InvalidQueryError(`wt must be xml or json (got '${wtRaw}')`);
+  if (wtRaw !== 'xml' && wtRaw !== 'json') throw new InvalidQueryError(`wt must be xml or json (got '${shown(wtRaw)}')`);
   const indent = /^(true|on|yes)$/i.test(one('indent') ?? '');
   return { request, wt: wtRaw, echo: params, indent };
 }

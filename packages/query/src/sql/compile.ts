@@ -1,6 +1,7 @@
 import { parseSolrDate, type QueryNode } from '../parser.js';
-import { lookupField, MULTI_FIELDS, READERS_FIELD, SINGLE_FIELDS, type FieldDef } from '../schema.js';
+import { LINK_FIELDS, lookupField, MULTI_FIELDS, READERS_FIELD, SINGLE_FIELDS, type FieldDef } from '../schema.js';
 import { InvalidQueryError, type FieldValue, type IndexDoc, type SearchRequest } from '../types.js';
+import type { AccessScope } from './access.js';
 
 /**
  * The SQL shared by the SQLite and PostgreSQL indexes. Layout:
@@ -60,11 +61,21 @@ export function storedValue(def: FieldDef, value: string): string | number {
   }
 }
 
+/**
+ * Conditions joined by `op`, grouped in a balanced tree: SQL parsers nest `a OR b OR c...`
+ * one level per operator (SQLite refuses 1,000 levels), a balanced tree only log2(n).
+ */
+export function joinBalanced(parts: readonly string[], op: 'AND' | 'OR'): string {
+  if (parts.length <= 8) return parts.join(` ${op} `);
+  const mid = parts.length >> 1;
+  return `(${joinBalanced(parts.slice(0, mid), op)}) ${op} (${joinBalanced(parts.slice(mid), op)})`;
+}
+
 export class SqlCompiler {
   constructor(private readonly dialect: Dialect) {}
 
-  /** A boolean SQL condition on `docs d` for the node. */
-  compile(node: QueryNode, params: unknown[]): string {
+  /** A boolean SQL condition on `docs d` for the node; link fields as `scope` may see them. */
+  compile(node: QueryNode, params: unknown[], scope: AccessScope): string {
     switch (node.kind) {
       case 'all':
         return '1=1';
@@ -73,26 +84,27 @@ export class SqlCompiler {
         const should: string[] = [];
         const not: string[] = [];
         for (const c of node.clauses) {
-          const sql = this.compile(c.node, params);
+          const sql = this.compile(c.node, params, scope);
           (c.occur === 'must' ? must : c.occur === 'should' ? should : not).push(sql);
         }
         const parts = must.map((s) => `(${s})`);
-        if (must.length === 0 && should.length > 0) parts.push(`(${should.map((s) => `(${s})`).join(' OR ')})`);
+        if (must.length === 0 && should.length > 0) parts.push(`(${joinBalanced(should.map((s) => `(${s})`), 'OR')})`);
         for (const s of not) parts.push(`NOT COALESCE((${s}), FALSE)`);
-        return parts.length ? parts.join(' AND ') : '1=1';
+        return parts.length ? joinBalanced(parts, 'AND') : '1=1';
       }
       default:
-        return this.leaf(node, params);
+        return this.leaf(node, params, scope);
     }
   }
 
-  private leaf(node: Exclude<QueryNode, { kind: 'all' | 'bool' }>, params: unknown[]): string {
+  private leaf(node: Exclude<QueryNode, { kind: 'all' | 'bool' }>, params: unknown[], scope: AccessScope): string {
     const def = field(node.field);
     const on = (cond: (expr: string) => string): string => {
       if (def.type === 'text' && !this.dialect.textInDocs) return `d.rid IN (SELECT rowid FROM fts WHERE ${cond(`fts.${q(def.name)}`)})`;
       if (!def.multivalued) return cond(`d.${q(def.name)}`);
       params.push(def.name);
-      return `d.id IN (SELECT m.pid FROM mv m WHERE m.field = ? AND ${cond('m.value')})`;
+      const visible = LINK_FIELDS.includes(def.name) ? ` AND ${scope.linkVisible('m')}` : '';
+      return `d.id IN (SELECT m.pid FROM mv m WHERE m.field = ? AND ${cond('m.value')}${visible})`;
     };
     switch (node.kind) {
       case 'exists':
@@ -138,27 +150,22 @@ export class SqlCompiler {
     }
   }
 
-  /** WHERE clause (without the keyword) for the whole request. */
-  where(req: SearchRequest, params: unknown[]): string {
-    const parts = req.queries.map((n) => `(${this.compile(n, params)})`);
+  /**
+   * WHERE clause (without the keyword) for the whole request; `params` must already hold
+   * `scope.cteParams` (the statement starts with `scope.cte`).
+   */
+  where(req: SearchRequest, params: unknown[], scope: AccessScope): string {
+    const parts = req.queries.map((n) => `(${this.compile(n, params, scope)})`);
     // Unary plus: never drive a plan from this barely selective column (SQLite would).
     if (req.hideArchived) parts.push(`+d.${q('archived')} = 0`);
-    if (req.readableBy) {
-      if (req.readableBy.length === 0) parts.push('1=0');
-      else {
-        // Public objects (most of a catalogue) pass on a column of their own, without a lookup.
-        const isPublic = req.readableBy.includes('public');
-        const others = req.readableBy.filter((s) => s !== 'public');
-        const readers = () => {
-          params.push(READERS_FIELD, ...others);
-          return `d.id IN (SELECT r.pid FROM mv r WHERE r.field = ? AND r.value IN (${others.map(() => '?').join(', ')}))`;
-        };
-        if (!isPublic) parts.push(readers());
-        else if (others.length === 0) parts.push(`+d.${q('isPublic')} = 1`);
-        else parts.push(`(+d.${q('isPublic')} = 1 OR ${readers()})`);
-      }
-    }
-    return parts.length ? parts.join(' AND ') : '1=1';
+    // Public objects (most of a catalogue) pass on a column of their own, without a lookup.
+    if (req.readableBy) parts.push(scope.readable('d'));
+    return parts.length ? joinBalanced(parts, 'AND') : '1=1';
+  }
+
+  /** A condition on an `mv` row `alias` of any multi-valued field: own values, or a link `scope` may see. */
+  visibleValue(alias: string, scope: AccessScope): string {
+    return `(${alias}.field NOT IN (${LINK_FIELDS.map((f) => `'${f}'`).join(', ')}) OR ${scope.linkVisible(alias)})`;
   }
 
   orderBy(req: SearchRequest): string {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { FIELD_BY_NAME, TEXT_FIELDS } from '../schema.js';
 import type { IndexDoc, Relation, SearchIndex, SearchRequest, SearchResult } from '../types.js';
+import { accessScope } from './access.js';
 import { columnType, columnValues, docColumns, facetValue, likePattern, multiRows, q, rowToDoc, SqlCompiler, type Dialect } from './compile.js';
 
 export interface PostgresIndexOptions {
@@ -175,22 +176,24 @@ export class PostgresSearchIndex implements SearchIndex {
   }
 
   async search(req: SearchRequest): Promise<SearchResult> {
-    const params: unknown[] = [];
-    const where = this.compiler.where(req, params);
+    const scope = accessScope(req.readableBy);
+    const with_ = scope.cte;
+    const params: unknown[] = [...scope.cteParams];
+    const where = this.compiler.where(req, params, scope);
     const order = this.compiler.orderBy(req);
     const run = async <T extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<T[]> => (await this.db.query<T>(numbered(this.qualify(sql)), args)).rows;
-    const [countRow] = await run<{ n: string }>(`SELECT count(*) AS n FROM docs d WHERE ${where}`, params);
+    const [countRow] = await run<{ n: string }>(`${with_}SELECT count(*) AS n FROM docs d WHERE ${where}`, params);
     const numFound = Number(countRow?.n ?? 0);
     let docs: IndexDoc[] = [];
     if (req.rows > 0 && numFound > req.start) {
-      const rows = await run<Record<string, unknown>>(`SELECT d.* FROM docs d WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, req.rows, req.start]);
+      const rows = await run<Record<string, unknown>>(`${with_}SELECT d.* FROM docs d WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, req.rows, req.start]);
       const multiFields = req.fields.filter((f) => FIELD_BY_NAME.get(f)?.multivalued);
       const multi = new Map<string, Array<{ field: string; value: string }>>();
       if (rows.length && multiFields.length) {
-        const mrows = await run<{ pid: string; field: string; value: string }>(`SELECT pid, field, value FROM mv WHERE pid = ANY(?) AND field = ANY(?) ORDER BY pid, field, ord`, [
-          rows.map((r) => String(r.id)),
-          multiFields,
-        ]);
+        const mrows = await run<{ pid: string; field: string; value: string }>(
+          `${with_}SELECT m.pid, m.field, m.value FROM mv m WHERE m.pid = ANY(?) AND m.field = ANY(?) AND ${this.compiler.visibleValue('m', scope)} ORDER BY m.pid, m.field, m.ord`,
+          [...scope.cteParams, rows.map((r) => String(r.id)), multiFields],
+        );
         for (const m of mrows) {
           let list = multi.get(m.pid);
           if (!list) multi.set(m.pid, (list = []));
@@ -202,13 +205,14 @@ export class PostgresSearchIndex implements SearchIndex {
     const result: SearchResult = { numFound, docs };
     if (req.facet) {
       result.facets = {};
+      const whereParams = params.slice(scope.cteParams.length);
       for (const name of req.facet.fields) {
         const def = FIELD_BY_NAME.get(name)!;
         const limit = req.facet.limit < 0 ? null : req.facet.limit;
         const sql = def.multivalued
-          ? `SELECT m.value AS v, count(DISTINCT m.pid) AS n FROM mv m JOIN docs d ON d.id = m.pid WHERE m.field = ? AND ${where} GROUP BY m.value HAVING count(DISTINCT m.pid) >= ? ORDER BY n DESC, v ASC LIMIT ?`
-          : `SELECT d.${q(name)} AS v, count(*) AS n FROM docs d WHERE ${where} AND d.${q(name)} IS NOT NULL GROUP BY d.${q(name)} HAVING count(*) >= ? ORDER BY n DESC, v ASC LIMIT ?`;
-        const args = def.multivalued ? [name, ...params, req.facet.minCount, limit] : [...params, req.facet.minCount, limit];
+          ? `${with_}SELECT m.value AS v, count(DISTINCT m.pid) AS n FROM mv m JOIN docs d ON d.id = m.pid WHERE m.field = ? AND ${this.compiler.visibleValue('m', scope)} AND ${where} GROUP BY m.value HAVING count(DISTINCT m.pid) >= ? ORDER BY n DESC, v ASC LIMIT ?`
+          : `${with_}SELECT d.${q(name)} AS v, count(*) AS n FROM docs d WHERE ${where} AND d.${q(name)} IS NOT NULL GROUP BY d.${q(name)} HAVING count(*) >= ? ORDER BY n DESC, v ASC LIMIT ?`;
+        const args = def.multivalued ? [...scope.cteParams, name, ...whereParams, req.facet.minCount, limit] : [...params, req.facet.minCount, limit];
         const rows = await run<{ v: unknown; n: string }>(sql, args);
         result.facets[name] = rows.map((r) => [facetValue(def, r.v), Number(r.n)]);
       }

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { FIELD_BY_NAME, TEXT_FIELDS } from '../schema.js';
 import type { IndexDoc, Relation, SearchIndex, SearchRequest, SearchResult } from '../types.js';
+import { accessScope } from './access.js';
 import { columnType, columnValues, docColumns, facetValue, globPattern, likePattern, multiRows, q, rowToDoc, SqlCompiler, type Dialect } from './compile.js';
 
 export interface SqliteIndexOptions {
@@ -141,20 +142,24 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async search(req: SearchRequest): Promise<SearchResult> {
     const db = this.conn;
-    const params: unknown[] = [];
-    const where = this.compiler.where(req, params);
+    const scope = accessScope(req.readableBy);
+    const with_ = scope.cte;
+    const params: unknown[] = [...scope.cteParams];
+    const where = this.compiler.where(req, params, scope);
     const order = this.compiler.orderBy(req);
-    const numFound = Number(db.prepare(`SELECT count(*) FROM docs d WHERE ${where}`).pluck().get(...params));
+    const numFound = Number(db.prepare(`${with_}SELECT count(*) FROM docs d WHERE ${where}`).pluck().get(...params));
     let docs: IndexDoc[] = [];
     if (req.rows > 0 && numFound > req.start) {
-      const rows = db.prepare(`SELECT d.* FROM docs d WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, req.rows, req.start) as Array<Record<string, unknown>>;
+      const rows = db.prepare(`${with_}SELECT d.* FROM docs d WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, req.rows, req.start) as Array<Record<string, unknown>>;
       const multiFields = req.fields.filter((f) => FIELD_BY_NAME.get(f)?.multivalued);
       const multi = new Map<string, Array<{ field: string; value: string }>>();
       if (rows.length && multiFields.length) {
         const ids = rows.map((r) => String(r.id));
         const mrows = db
-          .prepare(`SELECT pid, field, value FROM mv WHERE pid IN (${ids.map(() => '?').join(', ')}) AND field IN (${multiFields.map(() => '?').join(', ')}) ORDER BY pid, field, ord`)
-          .all(...ids, ...multiFields) as Array<{ pid: string; field: string; value: string }>;
+          .prepare(
+            `${with_}SELECT m.pid, m.field, m.value FROM mv m WHERE m.pid IN (${ids.map(() => '?').join(', ')}) AND m.field IN (${multiFields.map(() => '?').join(', ')}) AND ${this.compiler.visibleValue('m', scope)} ORDER BY m.pid, m.field, m.ord`,
+          )
+          .all(...scope.cteParams, ...ids, ...multiFields) as Array<{ pid: string; field: string; value: string }>;
         for (const m of mrows) {
           let list = multi.get(m.pid);
           if (!list) multi.set(m.pid, (list = []));
@@ -175,13 +180,14 @@ export class SqliteSearchIndex implements SearchIndex {
     const result: SearchResult = { numFound, docs };
     if (req.facet) {
       result.facets = {};
+      const whereParams = params.slice(scope.cteParams.length);
       for (const name of req.facet.fields) {
         const def = FIELD_BY_NAME.get(name)!;
         const limit = req.facet.limit < 0 ? -1 : req.facet.limit;
         const sql = def.multivalued
-          ? `SELECT m.value AS v, count(DISTINCT m.pid) AS n FROM mv m JOIN docs d ON d.id = m.pid WHERE m.field = ? AND ${where} GROUP BY m.value HAVING count(DISTINCT m.pid) >= ? ORDER BY n DESC, v ASC LIMIT ?`
-          : `SELECT d.${q(name)} AS v, count(*) AS n FROM docs d WHERE ${where} AND d.${q(name)} IS NOT NULL GROUP BY d.${q(name)} HAVING count(*) >= ? ORDER BY n DESC, v ASC LIMIT ?`;
-        const args = def.multivalued ? [name, ...params, req.facet.minCount, limit] : [...params, req.facet.minCount, limit];
+          ? `${with_}SELECT m.value AS v, count(DISTINCT m.pid) AS n FROM mv m JOIN docs d ON d.id = m.pid WHERE m.field = ? AND ${this.compiler.visibleValue('m', scope)} AND ${where} GROUP BY m.value HAVING count(DISTINCT m.pid) >= ? ORDER BY n DESC, v ASC LIMIT ?`
+          : `${with_}SELECT d.${q(name)} AS v, count(*) AS n FROM docs d WHERE ${where} AND d.${q(name)} IS NOT NULL GROUP BY d.${q(name)} HAVING count(*) >= ? ORDER BY n DESC, v ASC LIMIT ?`;
+        const args = def.multivalued ? [...scope.cteParams, name, ...whereParams, req.facet.minCount, limit] : [...params, req.facet.minCount, limit];
         const rows = db.prepare(sql).all(...args) as Array<{ v: unknown; n: number }>;
         result.facets[name] = rows.map((r) => [facetValue(def, r.v), Number(r.n)]);
       }
