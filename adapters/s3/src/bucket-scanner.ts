@@ -63,6 +63,15 @@ export interface S3BucketScannerOptions {
    * scan fails with kind 'unavailable' (a wrong prefix or missing permission looks like an empty bucket).
    */
   allowEmptyBucket?: boolean;
+  /** Where `watch()` tells what each periodic scan changed (info) and why one failed (error). */
+  logger?: ScanLogger;
+}
+
+/** The part of a pino-style logger the scanner uses. */
+export interface ScanLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  debug?(fields: Record<string, unknown>, message: string): void;
+  error?(fields: Record<string, unknown>, message: string): void;
 }
 
 export interface S3ScanReport {
@@ -98,6 +107,14 @@ interface StateRow {
   checksum: string;
   scan: number;
   stamp: number;
+}
+
+/** An examined object's change, planned against the catalogue's record. */
+interface Planned {
+  item: Examined;
+  change: CatalogueChange;
+  outcome: 'added' | 'changed' | 'unchanged';
+  state: StateRow;
 }
 
 interface Candidate {
@@ -200,9 +217,14 @@ export class S3BucketScanner {
       timer = undefined;
       if (stopped) return;
       current = this.scan({ signal: controller.signal }).then(
-        (report) => options?.onScan?.(report),
+        (report) => {
+          logScan(this.options.logger, `wrap rescan of ${this.source}`, report);
+          options?.onScan?.(report);
+        },
         (e: unknown) => {
-          if (!stopped) options?.onError?.(e);
+          if (stopped) return;
+          this.options.logger?.error?.({ err: e }, `wrap rescan of ${this.source} failed`);
+          options?.onError?.(e);
         },
       ).finally(() => {
         current = undefined;
@@ -251,7 +273,7 @@ export class S3BucketScanner {
     const report: S3ScanReport = { added: 0, changed: 0, removed: 0, unchanged: 0, fromEtag: 0, skipped: [], durationMs: 0 };
     const snapshot = (): S3ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started });
     const getRow = db.prepare('SELECT * FROM s3_wrap_keys WHERE source = ? AND key = ?');
-    const touchRow = db.prepare('UPDATE s3_wrap_keys SET scan = ? WHERE source = ? AND key = ?');
+    const touchRow = db.prepare('UPDATE s3_wrap_keys SET scan = max(scan, ?) WHERE source = ? AND key = ?');
     let touched: string[] = [];
     const flushTouched = (): void => {
       const keys = touched;
@@ -328,7 +350,7 @@ export class S3BucketScanner {
   }
 
   private keep(key: string, scanId: number): void {
-    this.db().prepare('UPDATE s3_wrap_keys SET scan = ? WHERE source = ? AND key = ?').run(scanId, this.source, key);
+    this.db().prepare('UPDATE s3_wrap_keys SET scan = max(scan, ?) WHERE source = ? AND key = ?').run(scanId, this.source, key);
   }
 
   /** Size, ETag, media type and checksum of a candidate; undefined when it vanished or changed meanwhile. */
@@ -369,43 +391,58 @@ export class S3BucketScanner {
     return this.lastStamp;
   }
 
+  /**
+   * What one examined object does to the catalogue, planned against the record as it is now.
+   * Only size and checksum come from the object; every other field (access policy, replicas,
+   * obsolescence, an administrator's edits) is the stored record's.
+   */
+  private async plan(item: Examined, base: number, scanId: number): Promise<Planned | { skip: string }> {
+    const catalogue = this.options.catalogue;
+    const { entry, pid, previous, checksum, mediaType } = item;
+    const state: StateRow = { source: this.source, key: entry.key, pid, size: entry.size, etag: entry.etag, algorithm: this.algorithm, checksum, scan: scanId, stamp: base };
+    const change: CatalogueChange = {};
+    // The PID rule changed since the key was last seen: its old record goes.
+    if (previous && previous.pid !== pid) {
+      const old = await catalogue.get(previous.pid);
+      if (old && old.storageKey === entry.key) change.remove = [{ pid: previous.pid }];
+    }
+    const existing = await catalogue.get(pid);
+    if (existing === undefined) {
+      change.insert = [this.newRecord(entry, pid, checksum, mediaType, base)];
+      return { item, change, outcome: 'added', state };
+    }
+    if (existing.storageKey !== entry.key) return { skip: `identifier ${pid} is already used by another object` };
+    if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
+      && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
+      // Same bytes (re-uploaded, the cache row was lost, or a concurrent scan recorded it): nothing to tell the CN.
+      state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
+      return { item, change, outcome: 'unchanged', state };
+    }
+    const stamp = Math.max(base, existing.sysmeta.dateSysMetadataModified.getTime() + 1);
+    this.lastStamp = Math.max(this.lastStamp, stamp);
+    state.stamp = stamp;
+    const sysmeta: StoredSystemMetadata = {
+      ...existing.sysmeta,
+      size: entry.size,
+      checksum: { algorithm: this.algorithm, value: checksum },
+      serialVersion: existing.sysmeta.serialVersion + 1,
+      dateSysMetadataModified: new Date(stamp),
+    };
+    change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
+    return { item, change, outcome: 'changed', state };
+  }
+
   private async applyBatch(items: Examined[], scanId: number, report: S3ScanReport): Promise<void> {
     const catalogue = this.options.catalogue;
     const base = this.batchStamp();
-    const changes: Array<{ change: CatalogueChange; outcome: 'added' | 'changed' | 'unchanged'; key: string; state: StateRow }> = [];
-    for (const { entry, pid, previous, checksum, mediaType } of items) {
-      const state: StateRow = { source: this.source, key: entry.key, pid, size: entry.size, etag: entry.etag, algorithm: this.algorithm, checksum, scan: scanId, stamp: base };
-      const change: CatalogueChange = {};
-      // The PID rule changed since the key was last seen: its old record goes.
-      if (previous && previous.pid !== pid) {
-        const old = await catalogue.get(previous.pid);
-        if (old && old.storageKey === entry.key) change.remove = [{ pid: previous.pid }];
-      }
-      const existing = await catalogue.get(pid);
-      if (existing === undefined) {
-        change.insert = [this.newRecord(entry, pid, checksum, mediaType, base)];
-        changes.push({ change, outcome: 'added', key: entry.key, state });
-      } else if (existing.storageKey !== entry.key) {
-        report.skipped.push({ key: entry.key, reason: `identifier ${pid} is already used by another object` });
-      } else if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
-        && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
-        // Same bytes (re-uploaded, or the cache row was lost): nothing to tell the CN.
-        state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
-        changes.push({ change, outcome: 'unchanged', key: entry.key, state });
-      } else {
-        const stamp = Math.max(base, existing.sysmeta.dateSysMetadataModified.getTime() + 1);
-        this.lastStamp = Math.max(this.lastStamp, stamp);
-        state.stamp = stamp;
-        const sysmeta: StoredSystemMetadata = {
-          ...existing.sysmeta,
-          size: entry.size,
-          checksum: { algorithm: this.algorithm, value: checksum },
-          serialVersion: existing.sysmeta.serialVersion + 1,
-          dateSysMetadataModified: new Date(stamp),
-        };
-        change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
-        changes.push({ change, outcome: 'changed', key: entry.key, state });
-      }
+    const changes: Planned[] = [];
+    const kept: string[] = [];
+    for (const item of items) {
+      const p = await this.plan(item, base, scanId);
+      if ('skip' in p) {
+        report.skipped.push({ key: item.entry.key, reason: p.skip });
+        kept.push(item.entry.key);
+      } else changes.push(p);
     }
 
     const merged: Required<Pick<CatalogueChange, 'insert' | 'replace' | 'remove'>> = { insert: [], replace: [], remove: [] };
@@ -419,31 +456,84 @@ export class S3BucketScanner {
       if (merged.insert.length + merged.replace.length + merged.remove.length > 0) await catalogue.apply!(merged);
     } catch (e) {
       if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
-      // One refused change (an identifier taken meanwhile, a conflict) must not hold back the others.
+      // One change lost a race (a concurrent scan or an administrator's update got there
+      // first) or was refused: the others go on their own, and the loser is planned again
+      // against the record as it is now.
       applied = [];
       for (const c of changes) {
-        try {
-          if (c.change.insert || c.change.replace || c.change.remove) await catalogue.apply!(c.change);
-          applied.push(c);
-        } catch (e2) {
-          if (!AdapterError.is(e2) || e2.kind === 'unavailable' || e2.kind === 'internal') throw e2;
-          report.skipped.push({ key: c.key, reason: `catalogue refused it (${e2.kind}): ${e2.message}` });
-        }
+        const done = await this.applyOne(c, base, scanId, report);
+        if (done) applied.push(done);
+        else kept.push(c.item.entry.key);
       }
     }
+    // max(): a concurrent scan with a later scan number may have seen the key already; never
+    // move its mark back, or that scan would take the key for gone.
     const upsert = this.db().prepare(`INSERT INTO s3_wrap_keys (source, key, pid, size, etag, algorithm, checksum, scan, stamp)
       VALUES (@source, @key, @pid, @size, @etag, @algorithm, @checksum, @scan, @stamp)
       ON CONFLICT (source, key) DO UPDATE SET pid = excluded.pid, size = excluded.size, etag = excluded.etag,
-        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = excluded.scan, stamp = excluded.stamp`);
-    this.transaction(() => { for (const c of applied) upsert.run(c.state); });
+        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = max(scan, excluded.scan), stamp = max(stamp, excluded.stamp)`);
+    const keep = this.db().prepare('UPDATE s3_wrap_keys SET scan = max(scan, ?) WHERE source = ? AND key = ?');
+    this.transaction(() => {
+      for (const c of applied) upsert.run(c.state);
+      // Not recorded this time, but seen: keep the record (an object is removed only when it is gone).
+      for (const key of kept) keep.run(scanId, this.source, key);
+    });
     for (const c of applied) report[c.outcome]++;
   }
 
-  /** Removes the records of keys the completed listing did not see, a page at a time. */
+  /**
+   * Applies one planned change; when it loses a compare-and-set or an insert race, plans it
+   * again from the record as it is now (up to 5 times). Undefined when it is not applied.
+   */
+  private async applyOne(first: Planned, base: number, scanId: number, report: S3ScanReport): Promise<Planned | undefined> {
+    const catalogue = this.options.catalogue;
+    const key = first.item.entry.key;
+    let c: Planned = first;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (c.change.insert || c.change.replace || c.change.remove) await catalogue.apply!(c.change);
+        return c;
+      } catch (e) {
+        if (!AdapterError.is(e) || e.kind === 'unavailable' || e.kind === 'internal') throw e;
+        const raced = e.kind === 'conflict' || e.kind === 'already-exists' || e.kind === 'not-found';
+        if (!raced || attempt >= 5) {
+          report.skipped.push({ key, reason: `catalogue refused it (${e.kind}): ${e.message}` });
+          return undefined;
+        }
+      }
+      if (await this.stale(c.item)) return undefined;
+      const again = await this.plan(c.item, base, scanId);
+      if ('skip' in again) {
+        report.skipped.push({ key, reason: again.skip });
+        return undefined;
+      }
+      c = again;
+    }
+  }
+
+  /**
+   * Whether a lost race is better left to the next scan: a concurrent scan recorded this key
+   * since it was listed (its record and cache row agree), or the object changed since it was
+   * read. Writing ours then could put older bytes' checksum over newer ones for good.
+   */
+  private async stale(item: Examined): Promise<boolean> {
+    const row = this.db().prepare('SELECT * FROM s3_wrap_keys WHERE source = ? AND key = ?').get(this.source, item.entry.key) as StateRow | undefined;
+    const prev = item.previous;
+    if (row !== undefined && (prev === undefined || row.etag !== prev.etag || row.size !== prev.size || row.checksum !== prev.checksum)) return true;
+    const now = await this.options.storage.head(item.entry.key);
+    return now === undefined || now.etag !== item.entry.etag || now.size !== item.entry.size;
+  }
+
+  /**
+   * Removes the records of keys the completed listing did not see and that are really gone
+   * (each is HEADed once more: a key a concurrent scan recorded, or one whose update raced, is
+   * no reason to drop a record and its overlay), a page at a time.
+   */
   private async removeUnseen(scanId: number, report: S3ScanReport, signal: AbortSignal | undefined): Promise<void> {
     const catalogue = this.options.catalogue;
     const page = this.db().prepare('SELECT key, pid FROM s3_wrap_keys WHERE source = ? AND scan < ? AND key > ? ORDER BY key LIMIT ?');
     const drop = this.db().prepare('DELETE FROM s3_wrap_keys WHERE source = ? AND key = ? AND scan < ?');
+    const keep = this.db().prepare('UPDATE s3_wrap_keys SET scan = max(scan, ?) WHERE source = ? AND key = ?');
     let after = '';
     for (;;) {
       signal?.throwIfAborted();
@@ -451,7 +541,12 @@ export class S3BucketScanner {
       if (rows.length === 0) return;
       after = rows[rows.length - 1]!.key;
       const done: string[] = [];
+      const present: string[] = [];
       for (const row of rows) {
+        if (await this.options.storage.head(row.key, signal ? { signal } : {}) !== undefined) {
+          present.push(row.key);
+          continue;
+        }
         const record = await catalogue.get(row.pid);
         if (!record || record.storageKey !== row.key) {
           done.push(row.key);
@@ -467,7 +562,10 @@ export class S3BucketScanner {
           else report.skipped.push({ key: row.key, reason: `could not remove ${row.pid}: ${describe(e)}` });
         }
       }
-      this.transaction(() => { for (const key of done) drop.run(this.source, key, scanId); });
+      this.transaction(() => {
+        for (const key of done) drop.run(this.source, key, scanId);
+        for (const key of present) keep.run(scanId, this.source, key);
+      });
     }
   }
 
@@ -508,6 +606,15 @@ export class S3BucketScanner {
     const byType = isGeneric(mediaType) ? undefined : formatByMediaType(mediaType);
     return byType ?? byName;
   }
+}
+
+/** What a completed scan changed, in one log line (info when it changed anything, else debug). */
+export function logScan(logger: ScanLogger | undefined, what: string, report: { added: number; changed: number; removed: number; unchanged: number; skipped: unknown[]; durationMs: number }): void {
+  if (!logger) return;
+  const fields = { added: report.added, changed: report.changed, removed: report.removed, unchanged: report.unchanged, skipped: report.skipped.length, durationMs: Math.round(report.durationMs) };
+  const message = `${what}: ${report.added} added, ${report.changed} changed, ${report.removed} removed, ${report.unchanged} unchanged, ${report.skipped.length} skipped`;
+  if (report.added + report.changed + report.removed + report.skipped.length > 0 || !logger.debug) logger.info(fields, message);
+  else logger.debug(fields, message);
 }
 
 function isGeneric(mediaType: string): boolean {
