@@ -67,8 +67,9 @@ function startServer(command: string, args: string[], cwd: string, env: Record<s
       const m = /memberkit node at http:\/\/localhost:(\d+)/.exec(output);
       if (m) resolve({ child, port: Number(m[1]), output: () => output });
     };
+    // `memberkit serve` prints its banner on stderr; the adapter's dev server on stdout.
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
     setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000).unref();
   });

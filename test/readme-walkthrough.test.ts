@@ -17,7 +17,8 @@ let node: NodeProcess;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'memberkit-readme-'));
-  node = await startNodeProcess(join(work, 'data'));
+  // `npm start` names no folder and so creates ./data on first run; a named folder needs --init.
+  node = await startNodeProcess(join(work, 'data'), ['--init']);
   // The walk-through runs `npm run -s memberkit -- token ...` at the repository root; here
   // its folder (holding data/) gets the same script, pointing at this checkout.
   const memberkit = `TSX_TSCONFIG_PATH=${join(ROOT, 'tsconfig.dev.json')} node --conditions=@memberkit/source --import ${join(ROOT, 'node_modules/tsx/dist/loader.mjs')} ${join(ROOT, 'packages/cli/src/bin.ts')}`;

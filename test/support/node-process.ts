@@ -60,8 +60,9 @@ export async function startNodeProcess(dir: string, extraArgs: string[] = []): P
       const m = /memberkit node at http:\/\/localhost:(\d+)/.exec(output);
       if (m) resolve(Number(m[1]));
     };
+    // The banner is on stderr (stdout carries the JSON log lines).
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`node exited with ${code}: ${output}`)));
     setTimeout(() => reject(new Error(`node did not start: ${output}`)), 30_000).unref();
   });

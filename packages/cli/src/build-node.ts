@@ -5,9 +5,11 @@ import { createLogger, createMemberNode, type CoreConfig, type Logger, type Memb
 import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { createQueryExtension } from '@memberkit/query';
-import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type Scanner, type WrapOptions } from './backends/index.js';
+import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type Scanner, type ScanReport, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { resolvePath, type LoadedConfig } from './load-config.js';
+import { progressFigures, startProgress } from './progress.js';
+import { labelOpenFailures } from './startup-errors.js';
 
 export interface BuiltNode {
   node: MemberNode;
@@ -107,6 +109,9 @@ async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts>
   if (catalogueType === 'sqlite') mkdirSync(dirname(ctx.resolvePath(String(catalogueOptions.file ?? 'memberkit.db'))), { recursive: true });
   catalogue = await catalogueBackend(catalogueType)!.create(catalogueOptions as never, ctx);
   const storage = await storageBackend(storageType)!.create(storageOptions as never, ctx);
+  // A database that refuses us or a missing bucket: one line naming the settings to change.
+  labelOpenFailures('catalogue', [catalogue.metadata, catalogue.eventLog, ...(catalogue.jobs ? [catalogue.jobs] : [])], config, loaded.file);
+  labelOpenFailures('storage', [storage], config, loaded.file);
   return { storage, catalogue, ctx, closeState: () => ownState?.close() };
 }
 
@@ -150,10 +155,18 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   let watcher: { stop(): Promise<void> } | undefined;
   if (config.wrap) {
     scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
-    // Objects appear as they are hashed: the node answers while the first scan runs.
-    void scanner.scan().then(
-      (r) => logger.info({ ...r, skipped: r.skipped.length }, 'wrap scan finished'),
-      (err: unknown) => logger.error({ err }, 'wrap scan failed'),
+    // Objects appear as they are hashed: the node answers while the first scan runs, and
+    // its progress shows (a live line on a terminal, a log line every 5 s otherwise).
+    const progress = await startProgress({ label: 'wrap scan', logger });
+    void scanner.scan({ onProgress: (r) => progress.update(r) }).then(
+      (r) => {
+        progress.stop();
+        logger.info({ ...progressFigures(r), added: r.added, changed: r.changed, removed: r.removed, durationMs: Math.round(r.durationMs) }, 'wrap scan finished');
+      },
+      (err: unknown) => {
+        progress.stop();
+        logger.error({ err }, 'wrap scan failed');
+      },
     );
     if (config.wrap.rescanIntervalSeconds > 0) watcher = scanner.watch({ intervalMs: config.wrap.rescanIntervalSeconds * 1000 });
   }
@@ -170,14 +183,14 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
 }
 
 /** Run one scan of a wrapped storage now (`memberkit scan`). */
-export async function scanOnce(loaded: LoadedConfig, logger: Logger): Promise<Awaited<ReturnType<Scanner['scan']>>> {
+export async function scanOnce(loaded: LoadedConfig, logger: Logger, onProgress?: (report: ScanReport) => void): Promise<ScanReport> {
   if (!loaded.config.wrap) throw new Error('scan applies to configurations with a "wrap" section');
   const parts = await createParts(loaded, logger);
   const opened = [...new Set<object>([parts.catalogue.metadata, parts.catalogue.eventLog, parts.storage])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
   for (const a of opened) await a.open?.();
   try {
     const scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
-    return await scanner.scan();
+    return await scanner.scan(onProgress ? { onProgress } : {});
   } finally {
     for (const a of opened.reverse()) await a.close?.();
     parts.closeState();

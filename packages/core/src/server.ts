@@ -24,7 +24,7 @@ export interface RunningServer {
 
 /** Serve a Member Node over HTTP (or HTTPS with `tls`) with @hono/node-server. Port 0 picks a free port. */
 export async function serveNode(node: MemberNode, options: ServeOptions): Promise<RunningServer> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const tls = options.tls;
     const https = tls
       ? {
@@ -38,6 +38,7 @@ export async function serveNode(node: MemberNode, options: ServeOptions): Promis
         }
       : {};
     const server = serve({ fetch: node.app.fetch, port: options.port, hostname: options.hostname ?? '0.0.0.0', ...https }, (info: AddressInfo) => {
+      server.off('error', reject);
       // Keep idle connections longer than clients and load balancers do (60 s), so a client
       // never reuses a connection the server is closing at that moment ("other side closed").
       const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
@@ -53,5 +54,7 @@ export async function serveNode(node: MemberNode, options: ServeOptions): Promis
           }),
       });
     });
+    // A port in use or an address not ours: the caller reports it (not an unhandled 'error').
+    server.once('error', reject);
   });
 }

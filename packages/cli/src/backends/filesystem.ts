@@ -1,33 +1,38 @@
 import { z } from 'zod';
-import { createFilesystemStorage, createTreeStorage, openSqliteStore, pidFromPath, TreeScanner, type TreeStorageAdapter } from '@memberkit/adapter-filesystem';
+import type { TreeStorageAdapter } from '@memberkit/adapter-filesystem';
+
+// The adapter is imported when a backend is created, so that commands that never open one
+// (--help, token, init) do not load it.
+const adapter = () => import('@memberkit/adapter-filesystem');
 import type { CatalogueBackend, StorageBackend } from './types.js';
 
 /** Managed storage: uploaded bytes under a folder, hashed and sharded (the embedded default). */
 export const filesystemStorage: StorageBackend<{ root: string; fsync: boolean }> = {
   type: 'filesystem',
   description: 'managed object store in a local folder',
-  options: z.object({
+  options: z.strictObject({
     /** Where object bytes live. */
     root: z.string().default('objects'),
     /** fsync on commit (durable on return). */
     fsync: z.boolean().default(true),
   }),
-  create: (o, ctx) => createFilesystemStorage({ root: ctx.resolvePath(o.root), fsync: o.fsync }),
+  create: async (o, ctx) => (await adapter()).createFilesystemStorage({ root: ctx.resolvePath(o.root), fsync: o.fsync }),
 };
 
 /** An existing directory tree, read-only and in place (wrap mode, or files of a mapped SQL catalogue). */
 export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean }> = {
   type: 'tree',
   description: 'an existing directory tree, read-only, in place',
-  options: z.object({
+  options: z.strictObject({
     /** The tree to expose. */
     root: z.string().min(1),
     /** Also serve dot-files and dot-folders. */
     includeHidden: z.boolean().default(false),
   }),
-  create: (o, ctx) => createTreeStorage({ root: ctx.resolvePath(o.root), includeHidden: o.includeHidden }),
-  scanner: async (storage, catalogue, wrap, ctx) =>
-    new TreeScanner({
+  create: async (o, ctx) => (await adapter()).createTreeStorage({ root: ctx.resolvePath(o.root), includeHidden: o.includeHidden }),
+  scanner: async (storage, catalogue, wrap, ctx) => {
+    const { TreeScanner, pidFromPath } = await adapter();
+    return new TreeScanner({
       storage: storage as TreeStorageAdapter,
       catalogue,
       stateDatabase: await ctx.stateDatabase(),
@@ -37,19 +42,20 @@ export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean 
       rightsHolder: wrap.rightsHolder,
       accessPolicy: wrap.accessPolicy,
       checksumAlgorithm: wrap.checksumAlgorithm,
-    }),
+    });
+  },
 };
 
 /** The embedded catalogue and event log: one SQLite file (WAL; several processes may share it). */
 export const sqliteCatalogue: CatalogueBackend<{ file: string }> = {
   type: 'sqlite',
   description: 'embedded SQLite catalogue and event log',
-  options: z.object({
+  options: z.strictObject({
     /** The database file. */
     file: z.string().default('memberkit.db'),
   }),
-  create: (o, ctx) => {
-    const store = openSqliteStore({ file: ctx.resolvePath(o.file) });
+  create: async (o, ctx) => {
+    const store = (await adapter()).openSqliteStore({ file: ctx.resolvePath(o.file) });
     return { metadata: store.catalogue, eventLog: store.eventLog, jobs: store.jobs, sqlite: () => store.database };
   },
 };

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { createS3BucketStorage, createS3Storage, pidFromKey, S3BucketScanner, type S3BucketStorageAdapter, type S3ConnectionOptions } from '@memberkit/adapter-s3';
+import type { S3BucketScanner, S3BucketStorageAdapter, S3ConnectionOptions } from '@memberkit/adapter-s3';
+
+// Imported when a backend is created (the AWS SDK is large; most commands never need it).
+const adapter = () => import('@memberkit/adapter-s3');
 import type { BackendContext, Scanner, StorageBackend } from './types.js';
 
 /** Where the bucket is and how to reach it (shared by both S3 backends). */
@@ -18,7 +21,7 @@ const connection = {
    * Static credentials. Default (and recommended): the standard AWS credential chain
    * (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, instance or container role).
    */
-  credentials: z.object({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() }).optional(),
+  credentials: z.strictObject({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() }).optional(),
   /** Keys per ListObjectsV2 page (1..1000). */
   listPageSize: z.number().int().min(1).max(1000).default(1000),
 };
@@ -37,7 +40,7 @@ function toConnection(o: ConnectionConfig): S3ConnectionOptions & { listPageSize
   };
 }
 
-const managedOptions = z.object({
+const managedOptions = z.strictObject({
   ...connection,
   /** Bytes per multipart part (at least 5 MiB). Memory per upload is about (queueSize + 1) × partSize. */
   partSize: z.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024),
@@ -50,8 +53,8 @@ export const s3Storage: StorageBackend<z.infer<typeof managedOptions>> = {
   type: 's3',
   description: 'managed object store in an S3 bucket (any S3-compatible endpoint)',
   options: managedOptions,
-  create: (o, ctx: BackendContext) =>
-    createS3Storage({
+  create: async (o, ctx: BackendContext) =>
+    (await adapter()).createS3Storage({
       ...toConnection(o),
       partSize: o.partSize,
       queueSize: o.queueSize,
@@ -63,9 +66,10 @@ export const s3Storage: StorageBackend<z.infer<typeof managedOptions>> = {
 export const s3BucketStorage: StorageBackend<ConnectionConfig> = {
   type: 's3-bucket',
   description: 'an existing S3 bucket or prefix, read-only, in place',
-  options: z.object(connection),
-  create: (o) => createS3BucketStorage(toConnection(o)),
+  options: z.strictObject(connection),
+  create: async (o) => (await adapter()).createS3BucketStorage(toConnection(o)),
   scanner: async (storage, catalogue, wrap, ctx): Promise<Scanner> => {
+    const { S3BucketScanner, pidFromKey } = await adapter();
     const scanner = new S3BucketScanner({
       storage: storage as S3BucketStorageAdapter,
       catalogue,
@@ -79,7 +83,7 @@ export const s3BucketStorage: StorageBackend<ConnectionConfig> = {
     });
     const toReport = (r: Awaited<ReturnType<S3BucketScanner['scan']>>) => ({ ...r, skipped: r.skipped.map(({ key, reason }) => ({ path: key, reason })) });
     return {
-      scan: async () => toReport(await scanner.scan()),
+      scan: async (o) => toReport(await scanner.scan(o?.onProgress ? { onProgress: (r) => o.onProgress!(toReport(r)) } : {})),
       watch: ({ intervalMs }) => scanner.watch({ intervalMs, onError: (err) => ctx.logger.error({ err }, 'S3 wrap scan failed') }),
     };
   },

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { createTreeStorage } from '@memberkit/adapter-filesystem';
-import { createMappedCatalogue, createSqlCatalogue, type SqlMapping } from '@memberkit/adapter-sql';
+import type { SqlMapping } from '@memberkit/adapter-sql';
 import type { CatalogueBackend } from './types.js';
 
-const options = z.object({
+/** The top-level keys of a SqlMapping: a typo there is caught here; adapters/sql checks the values. */
+const MAPPING_KEYS = ['source', 'pid', 'sid', 'formatId', 'size', 'checksum', 'checksumAlgorithm', 'modified', 'uploaded', 'rightsHolder', 'submitter', 'access', 'location', 'obsolescence', 'fileName', 'nodeIdentifier'] as const satisfies ReadonlyArray<keyof SqlMapping>;
+
+const options = z.strictObject({
   /** postgres (PostgreSQL 12+), mysql (MySQL 8 / MariaDB 10.6+) or sqlite. */
   dialect: z.enum(['postgres', 'mysql', 'sqlite']),
   /**
@@ -22,7 +24,7 @@ const options = z.object({
    * Mapping mode: a legacy table, view or query published read-only (see the SqlMapping
    * reference in adapters/sql/README.md). Absent: native mode (memberkit's own catalogue).
    */
-  mapping: z.looseObject({}).optional(),
+  mapping: z.strictObject(Object.fromEntries(MAPPING_KEYS.map((k) => [k, z.unknown().optional()]))).optional(),
   /**
    * Mapping mode: the folder the mapping's `location` paths are relative to, read to compute
    * checksums and sizes the archive lacks (usually the same root as `storage`).
@@ -38,7 +40,10 @@ export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
   type: 'sql',
   description: 'SQL catalogue on PostgreSQL, MySQL/MariaDB or SQLite (native, or a mapped legacy catalogue)',
   options,
-  create: (o, ctx) => {
+  create: async (o, ctx) => {
+    // Imported here: the database drivers load only for a node that uses them.
+    const { createMappedCatalogue, createSqlCatalogue } = await import('@memberkit/adapter-sql');
+    const { createTreeStorage } = await import('@memberkit/adapter-filesystem');
     let url = o.connection ?? process.env[o.connectionEnv!];
     if (url === undefined || url === '') throw new Error(`catalogue.connectionEnv: environment variable ${o.connectionEnv} is not set`);
     if (o.dialect === 'sqlite') url = ctx.resolvePath(url.replace(/^sqlite:(\/\/)?/, ''));

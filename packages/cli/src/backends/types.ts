@@ -26,9 +26,24 @@ export interface WrapOptions {
   checksumAlgorithm: 'SHA-1' | 'MD5' | 'SHA-256';
 }
 
+/** What a scan did (so far, when passed to onProgress). */
+export interface ScanReport {
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  skipped: ReadonlyArray<{ path: string; reason: string }>;
+  durationMs: number;
+  /** Files or keys listed so far, when the scanner counts them. */
+  seen?: number;
+  /** Bytes read to compute checksums so far, when the scanner counts them. */
+  bytesHashed?: number;
+}
+
 /** Keeps a catalogue in step with what a read-only storage holds (wrap mode). */
 export interface Scanner {
-  scan(): Promise<{ added: number; changed: number; removed: number; unchanged: number; skipped: ReadonlyArray<{ path: string; reason: string }>; durationMs: number }>;
+  /** One scan; `onProgress` hears the counts so far after each batch reaches the catalogue. */
+  scan(options?: { onProgress?: (report: ScanReport) => void }): Promise<ScanReport>;
   watch(options: { intervalMs: number }): { stop(): Promise<void> };
 }
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CoordinatingNodeClient } from '@memberkit/client';
-import { createLogger, silentLogger } from '@memberkit/core';
-import { buildNode } from '../build-node.js';
-import { loadConfig, resolvePath, type LoadedConfig } from '../load-config.js';
+import type { CoordinatingNodeClient } from '@memberkit/client';
+import { nodeIdentifierProblem } from '../config-schema.js';
+import { ConfigError, loadConfig, resolvePath, type LoadedConfig } from '../load-config.js';
+
+// The client, the core and the node are imported by the actions that use them (a fast --help).
 
 interface CnOptions {
   config?: string;
@@ -15,7 +16,8 @@ interface CnOptions {
 }
 
 /** A CN client from flags, else from the configuration's federation section. */
-function cnClient(loaded: LoadedConfig, o: CnOptions): CoordinatingNodeClient {
+async function cnClient(loaded: LoadedConfig, o: CnOptions): Promise<CoordinatingNodeClient> {
+  const { CoordinatingNodeClient } = await import('@memberkit/client');
   const f = loaded.config.federation;
   const baseUrl = o.cn ?? f?.cnBaseUrl;
   if (!baseUrl) throw new Error('name the Coordinating Node with --cn URL (or federation.cnBaseUrl in the configuration)');
@@ -33,6 +35,8 @@ function cnClient(loaded: LoadedConfig, o: CnOptions): CoordinatingNodeClient {
 
 /** The Node document this configuration serves (as getCapabilities would answer it). */
 async function nodeDocument(loaded: LoadedConfig) {
+  const { buildNode } = await import('../build-node.js');
+  const { silentLogger } = await import('@memberkit/core');
   const built = await buildNode({ ...loaded, config: { ...loaded.config, federation: undefined, wrap: undefined } }, { port: loaded.config.server.port, logger: silentLogger });
   try {
     return built.node.services.capabilities.node();
@@ -55,11 +59,15 @@ function withCnOptions(cmd: Command): Command {
 /** `memberkit register` (CNRegister.register) and `memberkit update-node` (updateNodeCapabilities). */
 export function registerFederationCommands(program: Command): void {
   withCnOptions(program.command('register').description("register this node's Node document with a Coordinating Node")).action(async (dir: string, o: CnOptions) => {
-    const loaded = loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
-    const client = cnClient(loaded, o);
+    const loaded = await loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
+    // The production CN refuses other identifiers; say so before asking it.
+    const idProblem = nodeIdentifierProblem(loaded.config.node.identifier);
+    if (idProblem) throw new ConfigError(`cannot register: ${idProblem} (change it in ${loaded.file})`);
+    const client = await cnClient(loaded, o);
     try {
       const node = await nodeDocument(loaded);
       const id = await client.register(node);
+      const { createLogger } = await import('@memberkit/core');
       createLogger().info({ node: id, cn: o.cn ?? loaded.config.federation?.cnBaseUrl }, 'node registered');
       console.log(`registered ${id}; a CN administrator approves the registration before the node is harvested`);
     } finally {
@@ -68,8 +76,8 @@ export function registerFederationCommands(program: Command): void {
   });
 
   withCnOptions(program.command('update-node').description("send this node's current Node document to the Coordinating Node (updateNodeCapabilities)")).action(async (dir: string, o: CnOptions) => {
-    const loaded = loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
-    const client = cnClient(loaded, o);
+    const loaded = await loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
+    const client = await cnClient(loaded, o);
     try {
       const node = await nodeDocument(loaded);
       await client.updateNodeCapabilities(node.identifier, node);

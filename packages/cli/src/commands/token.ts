@@ -1,16 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { mintToken, parseDuration } from '@memberkit/core';
 import { ConfigError, DEV_KEY_FILE, DEV_SUBJECT } from '../load-config.js';
-
-function duration(value: string): number {
-  try {
-    return parseDuration(value);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
-}
 
 /**
  * `memberkit token --subject S [--ttl 1h] [--key file] [dir]`: print a JWT naming S, signed
@@ -23,13 +14,21 @@ export function registerTokenCommand(program: Command): void {
     .description('print a bearer JWT for a subject, signed with the local development key the first-run configuration trusts')
     .argument('[dir]', 'data folder holding the key', 'data')
     .option('-s, --subject <subject>', 'subject the token names', DEV_SUBJECT)
-    .option('--ttl <duration>', 'lifetime: seconds, or 30m, 12h, 7d', duration, 3600)
+    .option('--ttl <duration>', 'lifetime: seconds, or 30m, 12h, 7d', '3600')
     .option('-k, --key <file>', `private key (PEM; default: <dir>/${DEV_KEY_FILE})`)
     .option('--issuer <iss>', 'iss claim (when the node requires one)')
-    .action(async (dir: string, opts: { subject: string; ttl: number; key?: string; issuer?: string }) => {
+    .action(async (dir: string, opts: { subject: string; ttl: string; key?: string; issuer?: string }) => {
       const keyFile = resolve(opts.key ?? join(dir, DEV_KEY_FILE));
       if (!existsSync(keyFile)) throw new ConfigError(`no signing key at ${keyFile}: run \`memberkit serve ${dir}\` once (it writes one), or pass --key`);
-      const token = await mintToken(readFileSync(keyFile, 'utf8'), { subject: opts.subject, ttlSeconds: opts.ttl, ...(opts.issuer ? { issuer: opts.issuer } : {}) });
+      // The core is loaded here, not at start: --help stays light.
+      const { mintToken, parseDuration } = await import('@memberkit/core');
+      let ttlSeconds: number;
+      try {
+        ttlSeconds = parseDuration(opts.ttl);
+      } catch (err) {
+        throw new InvalidArgumentError(`--ttl: ${(err as Error).message}`);
+      }
+      const token = await mintToken(readFileSync(keyFile, 'utf8'), { subject: opts.subject, ttlSeconds, ...(opts.issuer ? { issuer: opts.issuer } : {}) });
       process.stdout.write(token + '\n');
     });
 }
