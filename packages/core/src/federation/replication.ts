@@ -17,6 +17,7 @@ import {
 import type { Clock } from '../clock.js';
 import type { CoreConfig } from '../config.js';
 import { fail } from '../errors.js';
+import { normalizedChecksum } from '../services/sysmeta-rules.js';
 import { PermanentJobError, type JobHandler, type JobRunner } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
 import type { AccessControl } from '../services/access-control.js';
@@ -118,6 +119,7 @@ export class ReplicationService implements JobHandler {
           const now = clock.now();
           const stored: StoredSystemMetadata = {
             ...sm,
+            checksum: normalizedChecksum(sm.checksum),
             serialVersion: sm.serialVersion ?? 1,
             dateUploaded: sm.dateUploaded ?? now,
             dateSysMetadataModified: now,

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { PermanentJobError, type JobHandler } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
 import type { CnGateway } from './cn-gateway.js';
+import { normalizedChecksum } from '../services/sysmeta-rules.js';
 
 export const REFRESH_SYSMETA_JOB = 'refreshSystemMetadata';
 
@@ -39,6 +40,7 @@ export class SystemMetadataRefresh implements JobHandler {
     if (!formatById(authoritative.formatId)) throw new PermanentJobError(`the CN's formatId '${authoritative.formatId}' is unknown; not applied`);
     const next: StoredSystemMetadata = {
       ...authoritative,
+      checksum: normalizedChecksum(authoritative.checksum),
       serialVersion: theirs,
       dateUploaded: authoritative.dateUploaded ?? local.sysmeta.dateUploaded,
       submitter: authoritative.submitter ?? local.sysmeta.submitter,

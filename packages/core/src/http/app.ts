@@ -3,7 +3,7 @@ import type { ApiVersion } from '@memberkit/types';
 import { fail, isUnexpected, toDataONEException, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
 import { QueryParams } from './params.js';
-import { errorResponse } from './responses.js';
+import { errorResponse, NOSNIFF } from './responses.js';
 import { registerRoutes } from './routes.js';
 import { registerUnavailableApis } from './unavailable.js';
 import type { NodeServices } from './services.js';
@@ -31,6 +31,11 @@ export interface AppOptions {
 export function createApp(services: NodeServices, options: AppOptions): Hono {
   const basePath = options.basePath.replace(/\/+$/, '');
   const app = new Hono({ getPath: rawPath });
+  // No client may guess a type other than the one declared (uploaded bytes are served as is).
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('X-Content-Type-Options', NOSNIFF);
+  });
 
   const wrapFor =
     (version: ApiVersion) =>

@@ -2,6 +2,9 @@ import { IdentifierCodec, type ApiVersion, type DataONEException } from '@member
 
 export const XML_CONTENT_TYPE = 'text/xml; charset=utf-8';
 
+/** `X-Content-Type-Options` of every answer (also written by handlers that send their own head). */
+export const NOSNIFF = 'nosniff';
+
 export function xmlResponse(body: string, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: { 'Content-Type': XML_CONTENT_TYPE, ...headers } });
 }

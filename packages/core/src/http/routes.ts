@@ -8,17 +8,18 @@ import {
   ObjectListCodec,
   SystemMetadataCodec,
   encodeLog,
-  formatById,
   type ApiVersion,
   type ByteRange,
   type ObjectRecord,
+  type StorageReadResult,
 } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
 import type { NodeServices } from './services.js';
 import { parseMultipart, partText } from './multipart.js';
 import { QueryParams } from './params.js';
-import { identifierResponse, trueResponse, xmlResponse } from './responses.js';
+import { identifierResponse, NOSNIFF, trueResponse, xmlResponse } from './responses.js';
+import { contentDisposition, fileNameOf, objectHeaders } from '../services/header-values.js';
 
 type Handler = (c: Context, ctx: CallContext, query: QueryParams) => Promise<Response>;
 type Wrap = (op: Operation, handler: Handler) => (c: Context) => Promise<Response>;
@@ -26,40 +27,6 @@ type Wrap = (op: Operation, handler: Handler) => (c: Context) => Promise<Respons
 /** The path parameter, decoded once (identifiers arrive percent-encoded, `/` as %2F). */
 function id(c: Context): string {
   return c.req.param('id') ?? '';
-}
-
-/** Headers shared by describe and get (INTEROP: both the spec's and deployed header names). */
-function objectHeaders(record: ObjectRecord): Record<string, string> {
-  const sm = record.sysmeta;
-  const checksum = `${sm.checksum.algorithm},${sm.checksum.value}`;
-  return {
-    'Content-Type': mediaTypeOf(record),
-    'Last-Modified': sm.dateSysMetadataModified.toUTCString(),
-    'DataONE-ObjectFormat': sm.formatId,
-    'DataONE-FormatId': sm.formatId,
-    'DataONE-Checksum': checksum,
-    'DataONE-SerialVersion': String(sm.serialVersion),
-  };
-}
-
-/** Content-Type of the bytes: v2 mediaType (with its parameters), else the format's media type. */
-function mediaTypeOf(record: ObjectRecord): string {
-  const mt = record.sysmeta.mediaType;
-  if (mt) return [mt.name, ...mt.property.map((p) => `${p.name}=${p.value}`)].join('; ');
-  return formatById(record.sysmeta.formatId)?.mediaType ?? 'application/octet-stream';
-}
-
-/** A file name for Content-Disposition: v2 fileName, else the PID made safe plus the format's extension. */
-function fileNameOf(record: ObjectRecord): string {
-  if (record.sysmeta.fileName) return record.sysmeta.fileName;
-  const base = record.sysmeta.identifier.replace(/[^\w.-]+/g, '_').slice(0, 200);
-  const ext = formatById(record.sysmeta.formatId)?.extension;
-  return ext && !base.toLowerCase().endsWith(`.${ext}`) ? `${base}.${ext}` : base;
-}
-
-function contentDisposition(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
 /** `Range: bytes=a-b` (single range), or undefined. Invalid ranges are ignored (full body). */
@@ -78,29 +45,42 @@ function parseRange(header: string | undefined, size: number): ByteRange | undef
   return { start, end };
 }
 
-function download(c: Context, record: ObjectRecord, content: { stream: Readable; length: number; size: number }, range?: ByteRange): Response {
-  const headers: Record<string, string> = {
-    ...objectHeaders(record),
-    'Content-Length': String(content.length),
-    'Content-Disposition': contentDisposition(fileNameOf(record)),
-    'Accept-Ranges': 'bytes',
-  };
+/**
+ * Send the bytes of `record`: every header is built from the record before the bytes are
+ * opened (`open`), so a value that cannot be sent fails before any stream exists, and a
+ * stream once opened is always either piped or destroyed.
+ */
+async function download(c: Context, record: ObjectRecord, version: ApiVersion, open: () => Promise<StorageReadResult>, range?: ByteRange): Promise<Response> {
   const status = range ? 206 : 200;
-  if (range) headers['Content-Range'] = `bytes ${range.start}-${range.start + content.length - 1}/${content.size}`;
-  // Served by @hono/node-server: pipe the Node stream straight into its ServerResponse and
-  // tell node-server the answer is sent. The web-stream path (Readable.toWeb + a reader loop)
-  // costs a promise and a copy per chunk and ran at a fraction of a bare pipe's speed.
-  const outgoing = nodeResponse(c);
-  if (outgoing && c.req.method === 'GET') {
-    outgoing.writeHead(status, headers);
-    // Errors (a storage read failing mid-body, the client going away) end the connection,
-    // as a failed web stream did; pipeline closes the file either way.
-    pipeline(content.stream, outgoing, () => undefined);
-    return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+  const headers: Record<string, string> = {
+    ...objectHeaders(record.sysmeta, version),
+    'Content-Disposition': contentDisposition(fileNameOf(record.sysmeta)),
+    'Accept-Ranges': 'bytes',
+    // writeHead below bypasses the app's middleware.
+    'X-Content-Type-Options': NOSNIFF,
+  };
+  const content = await open();
+  try {
+    headers['Content-Length'] = String(content.length);
+    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.start + content.length - 1}/${content.size}`;
+    // Served by @hono/node-server: pipe the Node stream straight into its ServerResponse and
+    // tell node-server the answer is sent. The web-stream path (Readable.toWeb + a reader loop)
+    // costs a promise and a copy per chunk and ran at a fraction of a bare pipe's speed.
+    const outgoing = nodeResponse(c);
+    if (outgoing && c.req.method === 'GET') {
+      outgoing.writeHead(status, headers);
+      // Errors (a storage read failing mid-body, the client going away) end the connection,
+      // as a failed web stream did; pipeline closes the file either way.
+      pipeline(content.stream, outgoing, () => undefined);
+      return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+    }
+    const signal = c.req.raw.signal;
+    signal?.addEventListener('abort', () => content.stream.destroy(), { once: true });
+    return new Response(Readable.toWeb(content.stream) as ReadableStream, { status, headers });
+  } catch (err) {
+    content.stream.destroy();
+    throw err;
   }
-  const signal = c.req.raw.signal;
-  signal?.addEventListener('abort', () => content.stream.destroy(), { once: true });
-  return new Response(Readable.toWeb(content.stream) as ReadableStream, { status, headers });
 }
 
 /** @hono/node-server's header for "the handler wrote the answer to env.outgoing itself". */
@@ -156,18 +136,17 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   const getObject = wrap('MNRead.get', async (c, ctx) => {
     if (c.req.method === 'HEAD') {
       const record = await objects.describe(ctx, id(c));
-      return new Response(null, { status: 200, headers: { ...objectHeaders(record), 'Content-Length': String(record.sysmeta.size) } });
+      return new Response(null, { status: 200, headers: { ...objectHeaders(record.sysmeta, version), 'Content-Length': String(record.sysmeta.size) } });
     }
+    const record = await objects.authorizeGet(ctx, id(c));
+    let range: ByteRange | undefined;
     const rangeHeader = c.req.header('range');
     if (rangeHeader) {
-      const probe = await objects.describe(ctx, id(c));
-      const range = parseRange(rangeHeader, probe.sysmeta.size);
-      if (range === 'unsatisfiable') return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${probe.sysmeta.size}` } });
-      const { record, content } = await objects.get(ctx, id(c), range);
-      return download(c, record, content, range);
+      const parsed = parseRange(rangeHeader, record.sysmeta.size);
+      if (parsed === 'unsatisfiable') return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${record.sysmeta.size}` } });
+      range = parsed;
     }
-    const { record, content } = await objects.get(ctx, id(c));
-    return download(c, record, content);
+    return download(c, record, version, () => objects.read(ctx, record, range), range);
   });
   app.get('/object/:id{.+}', getObject);
 
@@ -208,8 +187,8 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   app.get(
     '/replica/:id{.+}',
     wrap('MNRead.getReplica', async (c, ctx) => {
-      const { record, content } = await objects.getReplica(ctx, id(c));
-      return download(c, record, content);
+      const record = await objects.authorizeReplica(ctx, id(c));
+      return download(c, record, version, () => objects.readReplica(ctx, record));
     }),
   );
 

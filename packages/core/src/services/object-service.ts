@@ -70,12 +70,31 @@ export class ObjectService {
     return this.authorized(ctx, 'MNRead.getSystemMetadata', id, 'read');
   }
 
+  /** get, first half: the record whose bytes the caller may read. */
+  authorizeGet(ctx: CallContext, id: string): Promise<ObjectRecord> {
+    return this.authorized(ctx, 'MNRead.get', id, 'read');
+  }
+
   /** get: the bytes, logged as a read. */
   async get(ctx: CallContext, id: string, range?: ByteRange): Promise<ObjectDownload> {
-    const record = await this.authorized(ctx, 'MNRead.get', id, 'read');
+    const record = await this.authorizeGet(ctx, id);
+    return { record, content: await this.read(ctx, record, range) };
+  }
+
+  /**
+   * get, second half: open the bytes of a record `authorized` for read and log the read.
+   * The caller builds its headers from the record before calling this, so that nothing
+   * that can fail happens while a stream is open and unowned.
+   */
+  async read(ctx: CallContext, record: ObjectRecord, range?: ByteRange): Promise<StorageReadResult> {
     const content = await this.open('MNRead.get', record, range);
-    await this.events.record(ctx, 'read', record.sysmeta.identifier);
-    return { record, content };
+    try {
+      await this.events.record(ctx, 'read', record.sysmeta.identifier);
+    } catch (err) {
+      content.stream.destroy();
+      throw err;
+    }
+    return content;
   }
 
   /**
@@ -85,6 +104,12 @@ export class ObjectService {
    * decides whether the calling node may replicate it.
    */
   async getReplica(ctx: CallContext, pid: string): Promise<ObjectDownload> {
+    const record = await this.authorizeReplica(ctx, pid);
+    return { record, content: await this.readReplica(ctx, record) };
+  }
+
+  /** getReplica, first half: the record the calling node may replicate. */
+  async authorizeReplica(ctx: CallContext, pid: string): Promise<ObjectRecord> {
     const op = 'MNRead.getReplica';
     const record = await resolveObject(this.metadata, op, pid, { allowSid: false });
     if (!this.access.allows(ctx.session, record.sysmeta, 'read')) {
@@ -93,9 +118,19 @@ export class ObjectService {
         throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not replicate '${pid}' (not readable, and the Coordinating Node does not authorize it)`, { pid });
       }
     }
+    return record;
+  }
+
+  /** getReplica, second half: open the bytes and log a replicate event. */
+  async readReplica(ctx: CallContext, record: ObjectRecord): Promise<StorageReadResult> {
     const content = await this.open('MNRead.getReplica', record);
-    await this.events.record(ctx, 'replicate', record.sysmeta.identifier);
-    return { record, content };
+    try {
+      await this.events.record(ctx, 'replicate', record.sysmeta.identifier);
+    } catch (err) {
+      content.stream.destroy();
+      throw err;
+    }
+    return content;
   }
 
   private async open(op: Operation, record: ObjectRecord, range?: ByteRange): Promise<StorageReadResult> {
@@ -132,6 +167,7 @@ export class ObjectService {
   private async digest(op: Operation, record: ObjectRecord, algorithm: NonNullable<ReturnType<typeof normalizeChecksumAlgorithm>>): Promise<string> {
     const { stream } = await this.open(op, record);
     const hash = createChecksumHash(algorithm);
+    // for await destroys the stream when the loop ends early or throws.
     for await (const chunk of stream) hash.update(chunk as Buffer);
     return hash.digest('hex');
   }

@@ -149,9 +149,9 @@ export class StorageService {
   }
 
   /** A new identifier (PID or SID) must be unused as a PID and as a SID. */
-  private async assertUnused(op: Operation, id: string, what: string): Promise<void> {
+  private async assertUnused(op: Operation, id: string, what: string, exception: 'IdentifierNotUnique' | 'InvalidSystemMetadata' = 'IdentifierNotUnique', pid = id): Promise<void> {
     const use = await this.metadata.identifierUse(id);
-    if (use) throw fail(op, 'IdentifierNotUnique', `${what} '${id}' is already in use on this node as a ${use === 'pid' ? 'PID' : 'SID'}; choose another`, { pid: id });
+    if (use) throw fail(op, exception, `${what} '${id}' is already in use on this node as a ${use === 'pid' ? 'PID' : 'SID'}; choose another`, { pid });
   }
 
   /**
@@ -198,8 +198,10 @@ export class StorageService {
       checkNewObject(op, sm, newPid, upload.pending);
       await this.assertUnused(op, newPid, 'newPid');
       await this.federation.current?.checkReservation(op, newPid, ctx.session);
-      // A new object continues its predecessor's series, or starts a series with an unused SID.
-      if (sm.seriesId !== undefined && sm.seriesId !== old.sysmeta.seriesId) await this.assertUnused(op, sm.seriesId, 'seriesId');
+      // A new object continues its predecessor's series, or starts a series with an unused SID;
+      // a SID that names another series is a fault of the system metadata (the official
+      // integration suite expects InvalidSystemMetadata).
+      if (sm.seriesId !== undefined && sm.seriesId !== old.sysmeta.seriesId) await this.assertUnused(op, sm.seriesId, 'systemMetadata/seriesId', 'InvalidSystemMetadata', newPid);
       const now = this.clock.now();
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now, nodeId: this.config.node.identifier });
       const oldNext: StoredSystemMetadata = { ...old.sysmeta, obsoletedBy: newPid, serialVersion: old.sysmeta.serialVersion + 1, dateSysMetadataModified: now };
@@ -261,7 +263,7 @@ export class StorageService {
     }
     const incoming = this.decodeSysmeta(op, input.sysmeta, pid);
     const next = applySystemMetadataUpdate(op, record.sysmeta, incoming, this.clock.now());
-    if (next.seriesId !== undefined && record.sysmeta.seriesId === undefined) await this.assertUnused(op, next.seriesId, 'seriesId');
+    if (next.seriesId !== undefined && record.sysmeta.seriesId === undefined) await this.assertUnused(op, next.seriesId, 'systemMetadata/seriesId', 'InvalidSystemMetadata', pid);
     await this.applyReplace(op, pid, record.sysmeta.serialVersion, next);
     await this.events.record(ctx, 'updateSystemMetadata', pid);
     await this.changes.emit({ kind: 'updateSystemMetadata', pid, record: { ...record, sysmeta: next } });

@@ -3,11 +3,13 @@ import {
   identifierProblem,
   normalizeChecksumAlgorithm,
   sameDigest,
+  type Checksum,
   type PendingWrite,
   type StoredSystemMetadata,
   type SystemMetadata,
 } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
+import { fileNameProblem, mediaTypeProblem } from './header-values.js';
 
 /**
  * Rules on system metadata a client sends, in one place. The node sets serialVersion,
@@ -31,6 +33,17 @@ export function checkNewObject(op: Operation, sm: SystemMetadata, pid: string, u
     if (problem) throw invalid(`systemMetadata/seriesId: ${problem}`);
     if (sm.seriesId === pid) throw invalid('systemMetadata/seriesId must differ from the identifier');
   }
+  checkHeaderValues(op, sm, pid);
+}
+
+/**
+ * Values that end up in response headers (mediaType as Content-Type, fileName in
+ * Content-Disposition) must be sendable there: refused here rather than failing every
+ * later get and describe.
+ */
+export function checkHeaderValues(op: Operation, sm: SystemMetadata, pid: string): void {
+  const problem = (sm.mediaType && mediaTypeProblem(sm.mediaType)) || (sm.fileName !== undefined && fileNameProblem(sm.fileName));
+  if (problem) throw fail(op, 'InvalidSystemMetadata', problem, { pid });
 }
 
 /** The formatId must be in the federation's format list (CNs fail synchronization otherwise). */
@@ -40,6 +53,11 @@ export function checkFormat(op: Operation, sm: SystemMetadata, pid: string): voi
   }
 }
 
+/** A checksum as stored: the algorithm's canonical name, the digest without surrounding blanks. */
+export function normalizedChecksum(checksum: Checksum): Checksum {
+  return { algorithm: normalizeChecksumAlgorithm(checksum.algorithm) ?? checksum.algorithm.trim(), value: checksum.value.trim() };
+}
+
 /** System metadata as the node stores it for a new object: node-set fields filled in. */
 export function completeNewSystemMetadata(
   sm: SystemMetadata,
@@ -47,11 +65,14 @@ export function completeNewSystemMetadata(
 ): StoredSystemMetadata {
   return {
     ...sm,
+    // Sent in the DataONE-Checksum header and compared by other nodes.
+    checksum: normalizedChecksum(sm.checksum),
     serialVersion: 1,
     submitter: fields.submitter,
     dateUploaded: fields.now,
     dateSysMetadataModified: fields.now,
-    archived: false,
+    // A client may create an object already archived (kept, resolvable, not listed as current).
+    archived: sm.archived === true,
     originMemberNode: sm.originMemberNode ?? fields.nodeId,
     authoritativeMemberNode: sm.authoritativeMemberNode ?? fields.nodeId,
     // Replica entries describe copies on other nodes; the CN maintains them, not a client.
@@ -73,7 +94,8 @@ export function applySystemMetadataUpdate(
 ): StoredSystemMetadata {
   const pid = current.identifier;
   const invalid = (msg: string) => fail(op, 'InvalidSystemMetadata', msg, { pid });
-  if (incoming.identifier !== current.identifier) throw invalid(`systemMetadata/identifier '${incoming.identifier}' differs from the pid '${pid}'`);
+  // The official integration suite expects InvalidRequest (4869) here, where the API allows either.
+  if (incoming.identifier !== current.identifier) throw fail(op, 'InvalidRequest', `systemMetadata/identifier '${incoming.identifier}' differs from the pid '${pid}' of the request`, { pid });
   if (incoming.serialVersion !== undefined && incoming.serialVersion < current.serialVersion) {
     throw fail(op, 'InvalidRequest', `systemMetadata/serialVersion ${incoming.serialVersion} is older than the stored ${current.serialVersion}; read the system metadata again and resend`, { pid });
   }
@@ -99,6 +121,7 @@ export function applySystemMetadataUpdate(
   setOnce('obsoletedBy');
   if (current.archived && incoming.archived === false) throw invalid('systemMetadata/archived cannot go back to false once an object is archived');
   checkFormat(op, incoming, pid);
+  checkHeaderValues(op, incoming, pid);
   return {
     ...incoming,
     identifier: current.identifier,
