@@ -97,6 +97,7 @@ export function createMappedCatalogue(options: MappedCatalogueOptions): MappedCa
     async open() {
       await store.open();
       try {
+        await catalogue.checkIdentifiers();
         await options.storage?.open?.();
       } catch (e) {
         await store.close();
@@ -146,6 +147,40 @@ export class SqlMappedCatalogue implements MetadataAdapter {
 
   async open(): Promise<void> {
     await this.store.open();
+    try {
+      await this.checkIdentifiers();
+    } catch (e) {
+      await this.store.close();
+      throw e;
+    }
+  }
+
+  /** When the source was last found free of duplicated PIDs (epoch ms). */
+  #checkedAt = 0;
+
+  /**
+   * Refuses a source that maps several rows to one PID: such an archive would be served with
+   * one identifier listed several times, with several checksums, and an object obsoleting
+   * itself. Throws `kind` naming the duplicated identifiers (up to 5) and what to fix.
+   * Called on open, by `warmChecksums`, and by listings at most once a minute (a legacy
+   * table changes behind the node's back; a request then fails as 'internal', logged).
+   */
+  async checkIdentifiers(kind: 'invalid' | 'internal' = 'invalid'): Promise<void> {
+    const dups = await this.store.read('check mapped identifiers', async (db) => {
+      const { rows } = await sql<{ pid: unknown; n: unknown }>`SELECT m.mk_pid AS pid, count(*) AS n FROM ${this.#source} m
+        GROUP BY m.mk_pid HAVING count(*) > 1 ORDER BY count(*) DESC, m.mk_pid LIMIT 6`.execute(db);
+      return rows;
+    });
+    if (dups.length === 0) {
+      this.#checkedAt = Date.now();
+      return;
+    }
+    this.#checkedAt = 0;
+    throw new AdapterError(kind, duplicatesMessage(this.mapping, dups.map((r) => ({ pid: textOrNull(r.pid), rows: num(r.n) }))));
+  }
+
+  async #recheckIdentifiers(): Promise<void> {
+    if (Date.now() - this.#checkedAt >= 60_000) await this.checkIdentifiers('internal');
   }
 
   async close(): Promise<void> {
@@ -183,7 +218,8 @@ export class SqlMappedCatalogue implements MetadataAdapter {
     const row = await this.store.read('get mapped object', async (db) => {
       const effective = await this.#effective(db);
       const { rows } = await sql<Row>`SELECT ${this.#columns(effective)} FROM ${this.#source} m
-        LEFT JOIN mk_overlay ov ON ov.pid = m.mk_pid WHERE m.mk_pid = ${pid}`.execute(db);
+        LEFT JOIN mk_overlay ov ON ov.pid = m.mk_pid WHERE m.mk_pid = ${pid} LIMIT 2`.execute(db);
+      if (rows.length > 1) throw new AdapterError('internal', duplicatesMessage(this.mapping, [{ pid }]));
       return rows[0];
     });
     return row === undefined ? undefined : this.#record(row);
@@ -242,6 +278,7 @@ export class SqlMappedCatalogue implements MetadataAdapter {
       // every mapped object is an original: the replicas filter never removes anything
     }
     if (query.readableBy !== undefined && query.readableBy.length === 0) return { total: 0, items: [] };
+    await this.#recheckIdentifiers();
     const rows = await this.store.read('list mapped objects', async (db) => {
       const effective = await this.#effective(db);
       const conditions = (form: 'exists' | 'in'): RawBuilder<unknown>[] => {
@@ -324,6 +361,7 @@ export class SqlMappedCatalogue implements MetadataAdapter {
    * the first listings do not read the bytes.
    */
   async warmChecksums(options: { limit?: number } = {}): Promise<number> {
+    await this.checkIdentifiers();
     let done = 0;
     for (let start = 0; ; start += 1000) {
       const page = await this.store.read('scan mapped objects', async (db) => {
@@ -433,4 +471,15 @@ export class SqlMappedCatalogue implements MetadataAdapter {
     }
     return { sysmeta, storageKey, isReplica: false };
   }
+}
+
+/** One line naming the duplicated identifiers and the mapping setting (or view/table/query) to fix. */
+function duplicatesMessage(mapping: SqlMapping, dups: Array<{ pid: string | null; rows?: number }>): string {
+  const shown = dups.slice(0, 5).map((d) => `${d.pid === null ? 'NULL' : JSON.stringify(d.pid)} (${d.rows === undefined ? 'several' : d.rows} rows)`);
+  const more = dups.length > 5 ? ' and more' : '';
+  const src = mapping.source;
+  const where = 'table' in src ? `table ${src.table}` : 'view' in src ? `view ${src.view}` : 'source query';
+  const pid = typeof mapping.pid === 'string' ? `column ${mapping.pid}` : `expression ${mapping.pid.sql}`;
+  return `the legacy catalogue maps several rows to one identifier: ${shown.join(', ')}${more}. `
+    + `Each row needs its own PID: fix catalogue.mapping.pid (${pid} of the ${where}) or the ${where} so that it is unique.`;
 }

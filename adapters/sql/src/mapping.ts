@@ -158,8 +158,12 @@ export function compileSource(dialect: SqlDialectName, m: SqlMapping): RawBuilde
       : value(fmt as SqlValue);
   const constantOr = (v: SqlValue | { value: string } | undefined) => (v === undefined ? NULL : isConstant(v) ? sql`${v.value}` : value(v));
   const access = m.access ?? { value: 'public' as const };
+  // On MySQL/MariaDB compared as bytes: a string literal of a view carries the collation of
+  // the session that created it, which may differ from ours ("Illegal mix of collations").
   const isPublic = 'column' in access
-    ? sql`CASE WHEN ${value(access.column)} = ${access.publicValue ?? 'public'} THEN 1 ELSE 0 END`
+    ? dialect === 'mysql'
+      ? sql`CASE WHEN CAST(${value(access.column)} AS BINARY) = CAST(${access.publicValue ?? 'public'} AS BINARY) THEN 1 ELSE 0 END`
+      : sql`CASE WHEN ${value(access.column)} = ${access.publicValue ?? 'public'} THEN 1 ELSE 0 END`
     : sql.raw(access.value === 'public' ? '1' : '0');
   const obs = m.obsolescence;
   const columns: Array<[keyof MappedRow, RawBuilder<unknown>]> = [

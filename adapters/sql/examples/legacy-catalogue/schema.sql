@@ -1,7 +1,9 @@
 -- A small legacy archive catalogue, as many institutional archives keep one: datasets
 -- (versioned: dataset_version, supersedes) and their files, joined by a view. memberkit
 -- reads it (SELECT only) through the mapping in memberkit.config.json.
--- Runs on SQLite (node setup.mjs) and PostgreSQL (psql -f schema.sql).
+-- Runs on SQLite (node setup.mjs), PostgreSQL (psql -f schema.sql) and MariaDB/MySQL
+-- (mariadb < schema.sql). Strings are joined with CONCAT, which all of them have: `||` is
+-- logical OR on MariaDB and MySQL.
 
 CREATE TABLE datasets (
   id              INTEGER PRIMARY KEY,
@@ -29,8 +31,8 @@ CREATE TABLE files (
 -- One row per file of each dataset version: what memberkit publishes.
 CREATE VIEW catalogue_files AS
 SELECT f.id AS file_id,
-       d.accession || '.v' || d.dataset_version || '/' || f.file_name AS pid,
-       d.accession || '/' || f.file_name AS series_key,
+       CONCAT(d.accession, '.v', d.dataset_version, '/', f.file_name) AS pid,
+       CONCAT(d.accession, '/', f.file_name) AS series_key,
        d.dataset_version AS version,
        f.file_name, f.relpath, f.media_type, f.size_bytes, f.md5, d.owner_orcid,
        CASE WHEN d.is_public = TRUE THEN 'public' ELSE 'private' END AS visibility,
