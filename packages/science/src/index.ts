@@ -1,9 +1,11 @@
-export type { Creator, ResourceMap, ScienceMetadata, SpatialCoverage, TemporalCoverage } from './types.js';
-export { isScienceMetadataFormat, readScienceMetadata } from './metadata.js';
-export { isResourceMapFormat, readResourceMap } from './ore.js';
+export type { Creator, ResourceMap, ScienceMetadata, ScienceRead, SpatialCoverage, TemporalCoverage } from './types.js';
+export { isScienceMetadataFormat, readScienceMetadata, readScienceMetadataResult, type ReadOptions } from './metadata.js';
+export { isResourceMapFormat, readResourceMap, readResourceMapResult, type ReadMapOptions } from './ore.js';
 export { isEmlFormat } from './eml.js';
 export { isIsoFormat } from './iso.js';
 export { isDataCiteFormat } from './datacite.js';
 export { isDublinCoreFormat } from './dublin-core.js';
 export { ScienceCache, type ScienceBytesLoader, type ScienceCacheOptions, type ScienceObjectRef } from './cache.js';
-export { DEFAULT_MAX_DOCUMENT_BYTES } from './xml.js';
+export { SciencePool, sharedSciencePool, closeSharedSciencePool, DEFAULT_POOL_OPTIONS, type SciencePoolOptions } from './pool.js';
+export { DEFAULT_BUDGETS, budgetsOf, scanDocument, plainText, decodeEntities, type DocumentBudgets, type ScanResult } from './budgets.js';
+export { DEFAULT_MAX_DOCUMENT_BYTES, decodeDocument } from './xml.js';

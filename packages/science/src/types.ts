@@ -48,7 +48,27 @@ export interface ResourceMap {
   aggregated: string[];
   /** cito:documents / cito:isDocumentedBy relations, as PIDs: `metadata` documents `data`. */
   documents: Array<{ metadata: string; data: string }>;
+  /**
+   * `prov:atLocation` of members, as the map writes it (the federation's R client writes the
+   * path of the file in the package, e.g. `data/raw/site1.csv`): at most one per member (the
+   * first), members in document order. Untrusted text: check it before using it as a path.
+   * Optional only for maps built by hand; readResourceMap always sets it.
+   */
+  locations?: Array<{ pid: string; location: string }>;
 }
+
+/**
+ * What reading an untrusted document gave:
+ * - `read`: the value (and the document's plain text when asked for);
+ * - `unreadable`: not XML, not this format's shape, no aggregation... (as `undefined` before);
+ * - `not-indexed`: the document exceeded a budget (size, depth, elements, attributes, text,
+ *   links), took longer than the time budget or more memory than the worker may use. It is
+ *   not read again for the same object version.
+ */
+export type ScienceRead<T> =
+  | { status: 'read'; value: T; text?: string }
+  | { status: 'unreadable'; reason: string }
+  | { status: 'not-indexed'; reason: string };
 
 export function emptyMetadata(formatId: string): ScienceMetadata {
   return { formatId, creators: [], keywords: [], temporal: [], spatial: [], alternateIdentifiers: [] };

@@ -1,29 +1,11 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { budgetsOf, decodeEntities, scanDocument, type DocumentBudgets } from './budgets.js';
 
 /** Largest science metadata or resource map document read (bytes, UTF-8); larger ones are not read. */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 /** An element: attributes `@_name` (prefix removed), text `#text`, child elements always arrays. */
 export type Node = { [key: string]: Node[] | string | undefined };
-
-const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const ENTITY_REF = /&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z_][\w.-]*);/g;
-
-/** Predefined entities and character references; anything else is left as written (lenient). */
-function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(ENTITY_REF, (whole, ref: string) => {
-    if (ref[0] === '#') {
-      const cp = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      try {
-        return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : whole;
-      } catch {
-        return whole;
-      }
-    }
-    return XML_ENTITIES[ref] ?? whole;
-  });
-}
 
 const entityDecoder = {
   setExternalEntities: () => undefined,
@@ -54,9 +36,35 @@ const parser = new XMLParser({
   commentPropName: false,
 });
 
-const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
+/** Single-byte, ASCII-compatible encodings a declaration may name wrongly for UTF-8 bytes. */
+const SINGLE_BYTE = /^(?:us-ascii|ascii|iso[-_]?8859[-_]?\d+|latin-?1|l1|windows-125\d|cp125\d|cp819|ibm819)$/;
 
-/** Text of a document given as bytes: BOM or XML declaration decides, UTF-8 otherwise; undefined when undecodable. */
+/** True when `bytes` hold at least one multi-byte sequence and are valid UTF-8 throughout. */
+function isNonAsciiUtf8(bytes: Uint8Array): boolean {
+  let ascii = true;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i]! >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Text of a document given as bytes: a BOM decides, else the XML declaration, else UTF-8;
+ * undefined when undecodable or larger than `maxBytes`. A declaration is not believed when
+ * it cannot be right: a single-byte encoding (ISO-8859-1, windows-1252...) over bytes that
+ * are valid UTF-8 with multi-byte sequences (decoding them as declared would give mojibake
+ * such as "TomÃ¡s"; real Latin-1 text is almost never valid UTF-8), or UTF-16 over a
+ * declaration that was readable as ASCII. Both are read as UTF-8.
+ */
 export function decodeDocument(input: string | Uint8Array, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): string | undefined {
   const byteLength = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
   if (byteLength > maxBytes || byteLength === 0) return undefined;
@@ -69,7 +77,12 @@ export function decodeDocument(input: string | Uint8Array, maxBytes = DEFAULT_MA
   else {
     const head = Buffer.from(input.buffer, input.byteOffset, Math.min(input.byteLength, 200)).toString('latin1');
     const m = /^<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(head);
-    if (m) label = m[1]!.toLowerCase();
+    if (m) {
+      const declared = m[1]!.toLowerCase();
+      if (declared.startsWith('utf-16') || declared === 'ucs-2') label = 'utf-8';
+      else if (SINGLE_BYTE.test(declared) && isNonAsciiUtf8(input)) label = 'utf-8';
+      else label = declared;
+    }
   }
   try {
     return new TextDecoder(label, { fatal: false }).decode(input.subarray(skip));
@@ -78,26 +91,42 @@ export function decodeDocument(input: string | Uint8Array, maxBytes = DEFAULT_MA
   }
 }
 
+export type ParsedDocument =
+  | { ok: true; name: string; root: Node; text?: string }
+  /** `budget`: the document exceeded a budget (not indexed); otherwise it is not readable XML. */
+  | { ok: false; budget: boolean; reason: string };
+
 /**
- * Parse a science metadata document safely: bounded size, DOCTYPE and entity declarations
- * refused, well-formedness checked. Returns the root element's local name and node, or
- * undefined for anything unreadable (never throws).
+ * Parse a science metadata document safely: size and structure budgets checked by a linear
+ * pre-scan first (see budgets.ts), DOCTYPE and entity declarations refused, well-formedness
+ * checked. `collectText`: also the document's plain text (for full-text search). Never throws.
  */
-export function parseLenient(input: string | Uint8Array, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): { name: string; root: Node } | undefined {
+export function parseDocument(input: string | Uint8Array, budgets: Partial<DocumentBudgets> = {}, options: { collectText?: boolean } = {}): ParsedDocument {
+  const b = budgetsOf(budgets);
   try {
-    const xml = decodeDocument(input, maxBytes);
-    if (xml === undefined || xml.trim() === '' || DOCTYPE.test(xml)) return undefined;
-    if (XMLValidator.validate(xml) !== true) return undefined;
+    const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
+    if (size > b.maxBytes) return { ok: false, budget: true, reason: `larger than ${b.maxBytes} bytes` };
+    const xml = decodeDocument(input, b.maxBytes);
+    if (xml === undefined || xml.trim() === '') return { ok: false, budget: false, reason: 'empty or not decodable' };
+    const scan = scanDocument(xml, b, { collectText: options.collectText === true });
+    if (!scan.ok) return { ok: false, budget: scan.budget, reason: scan.reason };
+    if (XMLValidator.validate(xml) !== true) return { ok: false, budget: false, reason: 'not well-formed XML' };
     const tree = parser.parse(xml) as Record<string, Node[] | string>;
     for (const [name, value] of Object.entries(tree)) {
       if (name.startsWith('#') || name.startsWith('@_') || !Array.isArray(value)) continue;
       const root = value[0];
-      if (root) return { name, root };
+      if (root) return scan.text === undefined ? { ok: true, name, root } : { ok: true, name, root, text: scan.text };
     }
-    return undefined;
-  } catch {
-    return undefined;
+    return { ok: false, budget: false, reason: 'no root element' };
+  } catch (err) {
+    return { ok: false, budget: false, reason: `not readable: ${(err as Error)?.message ?? String(err)}`.slice(0, 200) };
   }
+}
+
+/** {@link parseDocument} reduced to the root element, or undefined for anything unreadable or over budget. */
+export function parseLenient(input: string | Uint8Array, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): { name: string; root: Node } | undefined {
+  const r = parseDocument(input, { maxBytes });
+  return r.ok ? { name: r.name, root: r.root } : undefined;
 }
 
 /** Child elements named `name` (local name). */
@@ -175,10 +204,11 @@ export function num(s: string | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** Distinct non-empty values in first-seen order (a Set: linear, whatever the count). */
 export function uniq(values: Array<string | undefined>): string[] {
-  const out: string[] = [];
-  for (const v of values) if (v && !out.includes(v)) out.push(v);
-  return out;
+  const seen = new Set<string>();
+  for (const v of values) if (v) seen.add(v);
+  return [...seen];
 }
 
 const ORCID = /(\d{4}-\d{4}-\d{4}-\d{3}[\dX])/;
@@ -190,5 +220,9 @@ export function orcidOf(s: string | undefined): string | undefined {
 
 export function firstUrl(s: string | undefined): string | undefined {
   const m = s ? /https?:\/\/[^\s<>"')]+/.exec(s) : null;
-  return m ? m[0].replace(/[.,;]+$/, '') : undefined;
+  if (!m) return undefined;
+  // Trailing punctuation trimmed by a loop: /[.,;]+$/ is quadratic on a long run of dots.
+  let end = m[0].length;
+  while (end > 0 && '.,;'.includes(m[0][end - 1]!)) end--;
+  return m[0].slice(0, end);
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isResourceMapFormat, isScienceMetadataFormat, readResourceMap, readScienceMetadata, ScienceCache } from '../src/index.js';
+import { decodeDocument, isResourceMapFormat, isScienceMetadataFormat, readResourceMap, readResourceMapResult, readScienceMetadata, ScienceCache } from '../src/index.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
@@ -136,6 +136,26 @@ describe('format support and bad documents', () => {
   });
 });
 
+describe('encoding', () => {
+  const doc = (declared: string, title: string, encode: (s: string) => Buffer) =>
+    encode(`<?xml version="1.0" encoding="${declared}"?><eml:eml xmlns:eml="https://eml.ecoinformatics.org/eml-2.2.0"><dataset><title>${title}</title></dataset></eml:eml>`);
+  const f = 'https://eml.ecoinformatics.org/eml-2.2.0';
+
+  it('UTF-8 bytes declared as ISO-8859-1 or windows-1252 are read as UTF-8 (no mojibake)', () => {
+    for (const declared of ['ISO-8859-1', 'windows-1252', 'latin1', 'US-ASCII'])
+      expect(readScienceMetadata(f, doc(declared, 'Tomás Ibáñez – Øresund', (s) => Buffer.from(s, 'utf8')))?.title).toBe('Tomás Ibáñez – Øresund');
+    // A declaration of UTF-16 over bytes whose declaration was readable as ASCII cannot be right.
+    expect(readScienceMetadata(f, doc('UTF-16', 'Zürich', (s) => Buffer.from(s, 'utf8')))?.title).toBe('Zürich');
+  });
+
+  it('real Latin-1 bytes (not valid UTF-8) still follow their declaration', () => {
+    expect(readScienceMetadata(f, doc('ISO-8859-1', 'Tomás Ibáñez', (s) => Buffer.from(s, 'latin1')))?.title).toBe('Tomás Ibáñez');
+    expect(decodeDocument(doc('windows-1252', 'caf\u00e9 \x93quoted\x94', (s) => Buffer.from(s, 'latin1')))).toContain('café ');
+    // ASCII-only documents are the same in every declaration.
+    expect(readScienceMetadata(f, doc('ISO-8859-1', 'plain', (s) => Buffer.from(s, 'latin1')))?.title).toBe('plain');
+  });
+});
+
 describe('OAI-ORE resource maps', () => {
   it('reads the aggregation, members and documents relations as PIDs', async () => {
     const map = (await readResourceMap(fixture('resource-map.xml')))!;
@@ -146,6 +166,24 @@ describe('OAI-ORE resource maps', () => {
       { metadata: 'urn:uuid:4c1d0a2e-8f51-4b9e-a7f3-1b2c3d4e5f60', data: 'toolik_soil_2016_2019.csv' },
       { metadata: 'urn:uuid:4c1d0a2e-8f51-4b9e-a7f3-1b2c3d4e5f60', data: 'sensor/calibration notes.pdf' },
     ]);
+  });
+
+  it('reads maps with blank nodes (rdf:nodeID, labels that are not NCNames) and gives prov:atLocation per member', async () => {
+    const r = await readResourceMapResult(Buffer.from(fixture('resource-map-provenance.xml')));
+    expect(r.status).toBe('read');
+    if (r.status !== 'read') return;
+    expect(r.value.resourceMap).toBe('resource_map_lake_ice_7');
+    expect(r.value.aggregated).toEqual(['urn:uuid:lake-ice-eml', 'urn:uuid:lake-ice-raw', 'urn:uuid:lake-ice-script', 'urn:uuid:lake-ice-plot']);
+    expect(r.value.documents).toEqual([
+      { metadata: 'urn:uuid:lake-ice-eml', data: 'urn:uuid:lake-ice-raw' },
+      { metadata: 'urn:uuid:lake-ice-eml', data: 'urn:uuid:lake-ice-script' },
+    ]);
+    expect(r.value.locations).toEqual([
+      { pid: 'urn:uuid:lake-ice-raw', location: 'data/raw/ice_thickness_2019.csv' },
+      { pid: 'urn:uuid:lake-ice-script', location: 'scripts/thickness plot.R' },
+      { pid: 'urn:uuid:lake-ice-plot', location: 'figures/thickness.png' },
+    ]);
+    expect((await readResourceMap(fixture('resource-map.xml')))!.locations).toEqual([]);
   });
 
   it('undefined for bad maps, never throws', async () => {
