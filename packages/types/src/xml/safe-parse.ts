@@ -78,6 +78,17 @@ const parser = new XMLParser({
 
 const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
 
+// Code points XML 1.0 does not allow anywhere in a document (raw, not as references, which
+// decodeXmlEntities checks). The parser does not refuse them; a value holding one would be
+// stored and then could not be written into any answer.
+// eslint-disable-next-line no-control-regex
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A parser's message, bounded: some list every open tag, which a hostile document makes megabytes long. */
+function short(message: string): string {
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+}
+
 function rootStartTag(xml: string): { prefix: string; local: string; tag: string; index: number } {
   let i = 0;
   for (;;) {
@@ -143,8 +154,13 @@ export function parseXml(input: string | Uint8Array, options: ParseOptions = {})
   const xml = typeof input === 'string' ? input.replace(/^\uFEFF/, '') : decodeBytes(input);
   if (xml.trim() === '') throw new DecodeError('document is empty');
   if (DOCTYPE.test(xml)) throw new DecodeError('DOCTYPE and entity declarations are not accepted');
+  const bad = NOT_XML_CHAR.exec(xml);
+  if (bad) {
+    const line = xml.slice(0, bad.index).split('\n').length;
+    throw new DecodeError(`not well-formed XML: character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML (line ${line})`);
+  }
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new DecodeError(`not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`);
+  if (valid !== true) throw new DecodeError(`not well-formed XML: ${short(valid.err.msg)} (line ${valid.err.line}, column ${valid.err.col})`);
   const { prefix, local, tag: start, index } = rootStartTag(xml);
   // Processing instructions in the prolog (a CN's <?xml-stylesheet href="...&..."?>) carry
   // no data; the parser would read their pseudo-attributes as XML text, so drop them.
@@ -153,7 +169,7 @@ export function parseXml(input: string | Uint8Array, options: ParseOptions = {})
   try {
     tree = parser.parse(prolog + xml.slice(index)) as Record<string, XmlNode[]>;
   } catch (e) {
-    throw new DecodeError(`not well-formed XML: ${(e as Error).message}`);
+    throw new DecodeError(`not well-formed XML: ${short((e as Error).message)}`);
   }
   const root = tree[local]?.[0];
   if (!root) throw new DecodeError('no root element found');
