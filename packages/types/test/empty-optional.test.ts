@@ -17,10 +17,10 @@ describe('empty optional elements read as absent', () => {
       '<serialVersion/>',
       '<submitter/><replicationPolicy replicationAllowed="true"><preferredMemberNode/><preferredMemberNode>urn:node:A</preferredMemberNode><blockedMemberNode> </blockedMemberNode></replicationPolicy>' +
         '<obsoletes/><obsoletedBy></obsoletedBy><archived/><dateUploaded/><dateSysMetadataModified/><originMemberNode/><authoritativeMemberNode>  </authoritativeMemberNode>' +
-        '<seriesId/><fileName/>',
+        '<seriesId xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"/><fileName/>',
     );
     const sm = C.SystemMetadataCodec.decode(xml);
-    for (const field of ['serialVersion', 'submitter', 'obsoletes', 'obsoletedBy', 'archived', 'dateUploaded', 'dateSysMetadataModified', 'originMemberNode', 'authoritativeMemberNode', 'seriesId'] as const) {
+    for (const field of ['serialVersion', 'submitter', 'obsoletes', 'obsoletedBy', 'archived', 'dateUploaded', 'dateSysMetadataModified', 'originMemberNode', 'authoritativeMemberNode', 'seriesId', 'fileName'] as const) {
       expect(field in sm, field).toBe(false);
     }
     expect(sm.replicationPolicy).toEqual({ replicationAllowed: true, preferredMemberNode: ['urn:node:A'], blockedMemberNode: [] });

@@ -131,7 +131,7 @@ function writeElement(out: Out, qname: string, spec: TypeSpec, value: Model, ver
     const v = value[c.key ?? c.name];
     let items = c.max === 'n' ? ((v as unknown[] | undefined) ?? []) : v === undefined || v === null ? [] : [v];
     // An empty optional element is never written (it would read as absent anyway).
-    if (typeof c.type === 'string' && !c.empty && items.includes('')) items = items.filter((i) => i !== '');
+    if (typeof c.type === 'string' && (!c.empty || (c.min === 0 && c.max === 1)) && items.includes('')) items = items.filter((i) => i !== '');
     if (items.length < c.min) throw new TypeError(`${p}: required element missing`);
     for (const item of items) {
       if (typeof c.type === 'string') out.s += '<' + c.name + '>' + escapeXml(encodeScalar(c.type, item, p)) + '</' + c.name + '>';
@@ -163,16 +163,17 @@ function textOf(node: XmlNode | string): string {
  * Production nodes send empty optional elements (`<seriesId/>`, `<preferredMemberNode/>`,
  * `<obsoletes></obsoletes>`): an empty element that may be left out reads as left out, and an
  * empty item of a repeated element as no item. A required single element stays required (an
- * empty `<identifier/>` is refused); elements the schema lets be empty (`empty`) are kept; an
- * empty complex element is decoded as what it is.
+ * empty `<identifier/>` is refused); a required element the schema lets be empty (`empty`:
+ * LogEntry/userAgent) is kept as ''; an empty complex element is decoded as what it is.
  */
 function readsAsAbsent(c: ChildSpec, item: XmlNode | string): boolean {
-  if (typeof item !== 'string' && Object.keys(item).some((k) => k !== '#text')) return false;
+  if (typeof item !== 'string' && Object.keys(item).some((k) => k !== '#text' && !k.startsWith('@_'))) return false;
   if (textOf(item) !== '') return false;
   // Complex types stay strict: an empty `<accessPolicy/>` breaks the schema, not a habit of production nodes.
   if (typeof c.type !== 'string') return false;
-  if (c.type === 'string' && c.empty) return false;
-  return c.min === 0 || c.max === 'n';
+  // Items of a repeated element the schema lets be empty (QueryField/description) are kept.
+  if (c.type === 'string' && c.empty && c.max === 'n') return false;
+  return c.min === 0 || (c.max === 'n' && !c.empty);
 }
 
 /** Decode an element of type `spec`; strict where the schema is: required parts and cardinality. */
