@@ -1,5 +1,5 @@
 import { formatById, type ObjectRecord } from '@memberkit/types';
-import type { ResourceMap, ScienceMetadata } from '@memberkit/science';
+import { plainText, type ResourceMap, type ScienceMetadata } from '@memberkit/science';
 import { parseSolrDate } from './parser.js';
 import { READERS_FIELD } from './schema.js';
 import type { IndexDoc, Relation } from './types.js';
@@ -8,25 +8,26 @@ const iso = (d: Date | undefined): string | undefined => (d && !Number.isNaN(d.g
 
 /** A date as a science metadata document writes it ('2010', '2010-05', '2010-05-01', full datetimes) in ISO UTC. */
 export function normalizeDate(value: string | undefined): string | undefined {
-  if (!value) return undefined;
+  // No date is longer than this: longer uploaded text is not handed to the date parser.
+  if (!value || value.length > 64) return undefined;
   const d = parseSolrDate(value.trim());
   return d ? d.toISOString() : undefined;
 }
 
-/** Plain text of an XML document: text nodes, entities for the common cases decoded. */
+/**
+ * Plain text of an XML document: text nodes and CDATA, entities decoded, whitespace collapsed.
+ * Linear in the document's length (a single-pass scanner; the former chain of regexes was
+ * quadratic on CDATA holding many `<!--`).
+ */
 export function xmlText(xml: string): string {
-  return xml
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, ' $1 ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return plainText(xml);
+}
+
+/** Largest and smallest of many numbers without spreading them as arguments (which overflows the stack). */
+function extent(values: readonly number[], pick: (a: number, b: number) => number): number | undefined {
+  let out: number | undefined;
+  for (const v of values) out = out === undefined ? v : pick(out, v);
+  return out;
 }
 
 /**
@@ -88,13 +89,16 @@ export function buildDocument(record: ObjectRecord, science?: ScienceMetadata, s
       pubDate: normalizeDate(science.pubDate),
       beginDate: begins[0],
       endDate: ends.at(-1),
-      northBoundCoord: sp.length ? Math.max(...sp.map((s) => s.north)) : undefined,
-      southBoundCoord: sp.length ? Math.min(...sp.map((s) => s.south)) : undefined,
-      eastBoundCoord: sp.length ? Math.max(...sp.map((s) => s.east)) : undefined,
-      westBoundCoord: sp.length ? Math.min(...sp.map((s) => s.west)) : undefined,
+      northBoundCoord: extent(sp.map((s) => s.north), Math.max),
+      southBoundCoord: extent(sp.map((s) => s.south), Math.min),
+      eastBoundCoord: extent(sp.map((s) => s.east), Math.max),
+      westBoundCoord: extent(sp.map((s) => s.west), Math.min),
       license: science.license?.name ?? science.license?.url,
     });
-    text.push(science.title ?? '', science.abstract ?? '', ...science.keywords, ...science.creators.map((c) => `${c.name} ${c.organization ?? ''}`));
+    // One push per value: spreading 120,000 keywords as arguments overflows the stack.
+    text.push(science.title ?? '', science.abstract ?? '');
+    for (const k of science.keywords) text.push(k);
+    for (const c of science.creators) text.push(`${c.name} ${c.organization ?? ''}`);
     if (scienceText) text.push(scienceText);
   }
   doc.text = text.filter(Boolean).join(' ');

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Logger, ObjectChange } from '@memberkit/core';
 import type { MetadataAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
-import { DEFAULT_MAX_DOCUMENT_BYTES, isResourceMapFormat, isScienceMetadataFormat, readResourceMap, readScienceMetadata } from '@memberkit/science';
-import { buildDocument, resourceMapRelations, xmlText } from './document.js';
+import { isResourceMapFormat, isScienceMetadataFormat, sharedSciencePool, type ResourceMap, type ScienceMetadata, type SciencePool } from '@memberkit/science';
+import { buildDocument, resourceMapRelations } from './document.js';
 import type { SearchIndex } from './types.js';
 
 export interface IndexerOptions {
@@ -10,13 +10,29 @@ export interface IndexerOptions {
   followIntervalMs?: number;
   /** How often index entries are checked against the catalogue for deletions (ms). 0 disables. Default 10 min. */
   reconcileIntervalMs?: number;
-  /** Science metadata and resource maps larger than this are indexed with system metadata only. */
+  /** Science metadata and resource maps larger than this are indexed with system metadata only (not indexed: too large). Default: the pool's budgets.maxBytes (16 MiB). */
   maxDocumentBytes?: number;
+  /** Where science metadata and resource maps are parsed (worker threads, budgets). Default: the process's shared SciencePool. */
+  pool?: SciencePool;
   /** Catalogue page size for the follow loop and reconciliation. Default 500. */
   pageSize?: number;
 }
 
 const WATERMARK = 'watermark';
+/** State key of an object whose content is not indexed: JSON {checksum, serialVersion, reason}. */
+const NOT_INDEXED = 'notIndexed:';
+
+/** What parsing an object's content gave, kept per PID and checksum (a PID's bytes never change). */
+type Content =
+  | { checksum: string; kind: 'metadata'; science: ScienceMetadata; text?: string }
+  | { checksum: string; kind: 'map'; map: ResourceMap }
+  | { checksum: string; kind: 'none'; notIndexed?: string };
+
+/** Parsed contents kept for re-indexing after system metadata changes, least recently used evicted. */
+const CONTENT_ENTRIES = 200;
+const CONTENT_TEXT_CHARS = 32 * 1024 * 1024;
+
+const contentKind = (formatId: string): 'metadata' | 'map' | undefined => (isScienceMetadataFormat(formatId) ? 'metadata' : isResourceMapFormat(formatId) ? 'map' : undefined);
 
 async function readAll(stream: Readable, max: number): Promise<Uint8Array | undefined> {
   const chunks: Buffer[] = [];
@@ -35,13 +51,22 @@ async function readAll(stream: Readable, max: number): Promise<Uint8Array | unde
 
 /**
  * Keeps a SearchIndex current with the catalogue:
- * - `onChange`: changes this process commits, indexed before the request answers (a create
- *   is searchable as soon as the client has its answer);
+ * - `onChange`: changes this process commits. System metadata is indexed before the request
+ *   answers (a create is found by its fields, an access change applies, at once); the content
+ *   of science metadata and resource maps is parsed afterwards, off the request path, in the
+ *   SciencePool's worker threads, and the document re-indexed with it (see `settled`);
  * - the follow loop: catalogue records whose dateSysMetadataModified is at or after the
  *   stored watermark (changes by scanners and other processes), paged by date;
  * - reconciliation: indexed PIDs the catalogue no longer has are removed (deletes made elsewhere).
  * Every write re-reads the current record under a per-indexer lock, so a late writer never
- * puts an older version back.
+ * puts an older version back. Nothing is parsed on the main thread.
+ *
+ * Content over a budget (size, depth, elements, attributes, text, links), too slow or too
+ * large for a worker's memory is "not indexed": the object keeps its system metadata fields,
+ * its `notIndexed` field says why (its owner and administrators see it in search results;
+ * `q=notIndexed:*` lists them all), a warning is logged once, and the index's state table
+ * remembers it per PID and checksum, so neither a restart's catch-up nor a later system
+ * metadata change parses it again.
  */
 export class CatalogueIndexer {
   private chain: Promise<unknown> = Promise.resolve();
@@ -49,13 +74,21 @@ export class CatalogueIndexer {
   private following: Promise<number> | undefined;
   private reconciling: Promise<number> | undefined;
   private readonly indexedVersion = new Map<string, number>();
+  private readonly contents = new Map<string, Content>();
+  private contentTextChars = 0;
+  /** Objects whose content waits to be parsed after a change (PID to its latest record). */
+  private readonly pending = new Map<string, ObjectRecord>();
+  private background: Promise<void> | undefined;
   private stopped = false;
+  private readonly pool: SciencePool;
 
   constructor(
     private readonly index: SearchIndex,
     private readonly deps: { metadata: MetadataAdapter; storage: StorageAdapter; logger: Logger },
     private readonly options: IndexerOptions = {},
-  ) {}
+  ) {
+    this.pool = options.pool ?? sharedSciencePool();
+  }
 
   /** Run `fn` after every write queued before it. */
   private locked<T>(fn: () => Promise<T>): Promise<T> {
@@ -64,8 +97,15 @@ export class CatalogueIndexer {
     return p;
   }
 
-  /** Index (or remove) `pid` as the catalogue has it now. */
-  refresh(pid: string, force = false): Promise<void> {
+  /** Index (or remove) `pid` as the catalogue has it now (content parsed first when needed). */
+  async refresh(pid: string, force = false): Promise<void> {
+    const record = await this.deps.metadata.get(pid);
+    if (record && contentKind(record.sysmeta.formatId) && (force || this.indexedVersion.get(pid) !== record.sysmeta.serialVersion)) await this.parse(record);
+    await this.write(pid, force);
+  }
+
+  /** Under the lock: index what the catalogue has now, with the content known so far. */
+  private write(pid: string, force: boolean): Promise<void> {
     return this.locked(async () => {
       const record = await this.deps.metadata.get(pid);
       if (!record) {
@@ -80,46 +120,162 @@ export class CatalogueIndexer {
   private async removeNow(pid: string): Promise<void> {
     await this.index.remove(pid);
     this.indexedVersion.delete(pid);
+    this.forget(pid);
+    if (await this.index.state(NOT_INDEXED + pid)) await this.index.setState(NOT_INDEXED + pid, '');
+  }
+
+  /**
+   * Index `record` with its content when known (parsed, or recorded as not indexed); else
+   * with system metadata only, its content queued for parsing. Returns whether the content
+   * was included.
+   */
+  private async indexNow(record: ObjectRecord): Promise<boolean> {
+    const sm = record.sysmeta;
+    const kind = contentKind(sm.formatId);
+    const active = !sm.archived && !sm.obsoletedBy;
+    if (!kind || (kind === 'map' && !active)) {
+      if (kind === 'map') await this.index.setRelations(sm.identifier, []);
+      await this.index.upsert(buildDocument(record));
+      this.markIndexed(record);
+      return true;
+    }
+    const content = this.contents.get(sm.identifier);
+    if (!content || content.checksum !== sm.checksum.value) {
+      // Searchable by its system metadata now (access changes apply at once); content follows.
+      await this.index.upsert(buildDocument(record));
+      this.enqueue(record);
+      return false;
+    }
+    this.contents.delete(sm.identifier);
+    this.contents.set(sm.identifier, content);
+    let doc = buildDocument(record);
+    if (content.kind === 'metadata') doc = buildDocument(record, content.science, content.text);
+    else if (content.kind === 'map') await this.index.setRelations(sm.identifier, resourceMapRelations(sm.identifier, content.map));
+    else if (kind === 'map') await this.index.setRelations(sm.identifier, []);
+    if (content.kind === 'none' && content.notIndexed) doc.notIndexed = content.notIndexed;
+    await this.index.upsert(doc);
+    this.markIndexed(record);
+    return true;
+  }
+
+  private markIndexed(record: ObjectRecord): void {
+    if (this.indexedVersion.size > 50_000) this.indexedVersion.clear();
+    this.indexedVersion.set(record.sysmeta.identifier, record.sysmeta.serialVersion);
+  }
+
+  private remember(pid: string, content: Content): void {
+    this.forget(pid);
+    this.contents.set(pid, content);
+    this.contentTextChars += content.kind === 'metadata' ? (content.text?.length ?? 0) : 0;
+    for (const [oldest] of this.contents) {
+      if (this.contents.size <= CONTENT_ENTRIES && this.contentTextChars <= CONTENT_TEXT_CHARS) break;
+      if (oldest === pid) break;
+      this.forget(oldest);
+    }
+  }
+
+  private forget(pid: string): void {
+    const c = this.contents.get(pid);
+    if (c?.kind === 'metadata') this.contentTextChars -= c.text?.length ?? 0;
+    this.contents.delete(pid);
   }
 
   private async readBytes(record: ObjectRecord): Promise<Uint8Array | undefined> {
-    const max = this.options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
-    if (record.sysmeta.size > max) return undefined;
     const r = await this.deps.storage.read(record.storageKey);
     if (!r) return undefined;
-    return readAll(r.stream, max);
+    return readAll(r.stream, this.maxBytes);
   }
 
-  private async indexNow(record: ObjectRecord): Promise<void> {
+  private get maxBytes(): number {
+    return Math.min(this.options.maxDocumentBytes ?? Infinity, this.pool.budgets.maxBytes);
+  }
+
+  /**
+   * Make the content of `record` known (off the lock, in the pool's workers): parsed, or
+   * "not indexed" with its reason, recorded in the index's state table. Content recorded as
+   * not indexed before (same PID and checksum) is not parsed again.
+   */
+  private async parse(record: ObjectRecord): Promise<void> {
     const sm = record.sysmeta;
-    let doc = buildDocument(record);
+    const kind = contentKind(sm.formatId);
+    const pid = sm.identifier;
+    const checksum = sm.checksum.value;
+    if (!kind || this.contents.get(pid)?.checksum === checksum) return;
+    if (kind === 'map' && (sm.archived || sm.obsoletedBy)) return;
+    const recorded = await this.index.state(NOT_INDEXED + pid);
+    if (recorded) {
+      try {
+        const r = JSON.parse(recorded) as { checksum?: string; reason?: string };
+        if (r.checksum === checksum && r.reason) return this.remember(pid, { checksum, kind: 'none', notIndexed: r.reason });
+      } catch {
+        // Unreadable state: parse again.
+      }
+    }
+    let notIndexed: string | undefined;
     try {
-      if (isScienceMetadataFormat(sm.formatId)) {
+      if (sm.size > this.maxBytes) notIndexed = `larger than ${this.maxBytes} bytes`;
+      else {
         const bytes = await this.readBytes(record);
-        const science = bytes ? readScienceMetadata(sm.formatId, bytes) : undefined;
-        if (science && bytes) doc = buildDocument(record, science, xmlText(Buffer.from(bytes).toString('utf8')));
-      } else if (isResourceMapFormat(sm.formatId)) {
-        const active = !sm.archived && !sm.obsoletedBy;
-        const bytes = active ? await this.readBytes(record) : undefined;
-        const map = bytes ? await readResourceMap(bytes) : undefined;
-        await this.index.setRelations(sm.identifier, map ? resourceMapRelations(sm.identifier, map) : []);
+        if (bytes === undefined) notIndexed = `larger than ${this.maxBytes} bytes`;
+        else {
+          const r = kind === 'metadata' ? await this.pool.metadata(sm.formatId, bytes, { withText: true }) : await this.pool.resourceMap(bytes);
+          if (r.status === 'read') {
+            if (kind === 'metadata') this.remember(pid, { checksum, kind, science: r.value as ScienceMetadata, ...(r.text !== undefined ? { text: r.text } : {}) });
+            else this.remember(pid, { checksum, kind, map: r.value as ResourceMap });
+            return;
+          }
+          if (r.status === 'not-indexed') notIndexed = r.reason;
+          else this.deps.logger.debug({ pid, reason: r.reason }, 'query index: content not readable; indexed with system metadata only');
+        }
       }
     } catch (err) {
-      this.deps.logger.warn({ err, pid: sm.identifier }, 'query index: content not readable; indexed with system metadata only');
+      // Storage errors: indexed with system metadata only this time, tried again at the next change.
+      this.deps.logger.warn({ err, pid }, 'query index: content could not be read; indexed with system metadata only');
+      return this.remember(pid, { checksum, kind: 'none' });
     }
-    await this.index.upsert(doc);
-    if (this.indexedVersion.size > 50_000) this.indexedVersion.clear();
-    this.indexedVersion.set(sm.identifier, sm.serialVersion);
+    if (notIndexed) {
+      this.deps.logger.warn({ pid, reason: notIndexed }, `query index: content of '${pid}' not indexed: ${notIndexed}`);
+      await this.index.setState(NOT_INDEXED + pid, JSON.stringify({ checksum, serialVersion: sm.serialVersion, reason: notIndexed }));
+    }
+    this.remember(pid, notIndexed ? { checksum, kind: 'none', notIndexed } : { checksum, kind: 'none' });
   }
 
-  /** A change committed by this node (NodeExtension.onChange). */
+  /** Parse `record`'s content in the background, then index it again. */
+  private enqueue(record: ObjectRecord): void {
+    this.pending.set(record.sysmeta.identifier, record);
+    this.background ??= this.drain().finally(() => {
+      this.background = undefined;
+    });
+  }
+
+  private async drain(): Promise<void> {
+    // Let the request that queued this answer first.
+    await yieldToEventLoop();
+    while (this.pending.size && !this.stopped) {
+      const [pid, record] = this.pending.entries().next().value as [string, ObjectRecord];
+      this.pending.delete(pid);
+      try {
+        await this.parse(record);
+        await this.write(pid, true);
+      } catch (err) {
+        this.deps.logger.error({ err, pid }, 'query index: indexing content failed');
+      }
+    }
+  }
+
+  /** Resolves when every content queued by changes so far is parsed and indexed (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.background) await this.background;
+    await this.chain;
+  }
+
+  /** A change committed by this node (NodeExtension.onChange): system metadata now, content in the background. */
   async onChange(change: ObjectChange): Promise<void> {
-    await this.refresh(change.pid, true);
+    await this.write(change.pid, true);
     // update: the previous version now has obsoletedBy.
     const obsoletes = change.record?.sysmeta.obsoletes;
-    if (change.kind === 'update' && obsoletes) await this.refresh(obsoletes, true);
+    if (change.kind === 'update' && obsoletes) await this.write(obsoletes, true);
   }
-
   /** One pass of the follow loop; the number of records looked at. */
   follow(): Promise<number> {
     this.following ??= this.followPass().finally(() => {
@@ -200,7 +356,7 @@ export class CatalogueIndexer {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    await Promise.allSettled([this.following, this.reconciling, this.chain]);
+    await Promise.allSettled([this.following, this.reconciling, this.background, this.chain]);
   }
 }
 

@@ -81,6 +81,8 @@ export const FIELDS: readonly FieldDef[] = [
   f('eastBoundCoord', 'double', 'Eastern bound of the spatial coverage (decimal degrees).'),
   f('westBoundCoord', 'double', 'Western bound of the spatial coverage (decimal degrees).'),
   f('license', 'string', 'License name or URL of the dataset.'),
+  // Indexing status
+  f('notIndexed', 'string', 'Why the content of this science metadata document or resource map is not indexed: it exceeded a budget (size, nesting depth, elements, attributes, text, links), took too long or needed too much memory to read. Absent when the content is indexed; only system metadata is searchable then. notIndexed:* lists such objects.'),
   f('text', 'text', 'Full text of the science metadata document and the main fields; the default search field.', { returnable: false }),
 ];
 

@@ -86,6 +86,8 @@ export class PostgresSearchIndex implements SearchIndex {
         CREATE INDEX IF NOT EXISTS mv_src ON mv (src) WHERE src <> '';
         CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       `);
+      // Schemas made before a field was added get its column (empty until documents are re-indexed).
+      for (const d of DOC_COLUMNS) await client.query(`ALTER TABLE docs ADD COLUMN IF NOT EXISTS ${q(d.name)} ${columnType(d, 'postgres')}`);
       for (const f of TEXT_FIELDS) await client.query(`CREATE INDEX IF NOT EXISTS docs_tsv_${f} ON docs USING gin (${tsv(f)})`);
       for (const name of ['formatId', 'formatType', 'dateUploaded', 'dateModified', 'seriesId', 'rightsHolder', 'obsoletedBy', 'size', 'beginDate', 'endDate']) {
         await client.query(`CREATE INDEX IF NOT EXISTS "docs_${name}" ON docs (${q(name)})`);

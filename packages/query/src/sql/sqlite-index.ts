@@ -73,6 +73,9 @@ export class SqliteSearchIndex implements SearchIndex {
       CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${TEXT_FIELDS.join(', ')}, tokenize = 'unicode61 remove_diacritics 2');
     `);
+    // Index files made before a field was added get its column (empty until documents are re-indexed).
+    const have = new Set((db.prepare('PRAGMA table_info(docs)').all() as Array<{ name: string }>).map((c) => c.name));
+    for (const d of DOC_COLUMNS) if (!have.has(d.name)) db.exec(`ALTER TABLE docs ADD COLUMN ${q(d.name)} ${columnType(d, 'sqlite')}`);
     for (const name of ['formatId', 'formatType', 'dateUploaded', 'dateModified', 'seriesId', 'rightsHolder', 'obsoletedBy', 'size', 'beginDate', 'endDate']) {
       db.exec(`CREATE INDEX IF NOT EXISTS docs_${name} ON docs (${q(name)})`);
     }
