@@ -96,7 +96,9 @@ export function planBag(ctx: CallContext, kit: Pick<ExtensionKit, 'access'>, mod
     included.add(pid);
     const alg = SYSMETA_ALGORITHMS[record.sysmeta.checksum.algorithm.toUpperCase()];
     if (alg) algorithms.add(alg);
-    members.push({ pid, record, path: uniquePath(taken, `data/${m.location ?? payloadName(record)}`) });
+    // The federation's R client writes locations relative to the bag (`data/raw/site1.csv`).
+    const location = m.location?.replace(/^data\//, '');
+    members.push({ pid, record, path: uniquePath(taken, `data/${location || payloadName(record)}`) });
   }
   return { map: model.mapRecord, baseDir: bagName(model.mapRecord.sysmeta.identifier), members, withheld, bagitVersion, algorithms: algorithms.size ? [...algorithms].sort() : ['sha256'] };
 }
