@@ -35,13 +35,24 @@ export class CnGateway {
     return (await this.nodes()).node.filter((n) => n.type === 'cn').flatMap((n) => n.subject);
   }
 
-  /** A client for another Member Node, found by its node id in the CN's node list. */
-  async memberNode(nodeId: string): Promise<MemberNodeClient> {
+  /** The entry of `nodeId` in the CN's node list; a miss re-reads the list once (a node registered since). */
+  private async findNode(nodeId: string): Promise<NodeList['node'][number] | undefined> {
     let node = (await this.nodes()).node.find((n) => n.identifier === nodeId);
     if (!node) {
       this.nodeList = undefined;
       node = (await this.nodes()).node.find((n) => n.identifier === nodeId);
     }
+    return node;
+  }
+
+  /** True when `nodeId` is in the CN's node list. */
+  async knowsNode(nodeId: string): Promise<boolean> {
+    return (await this.findNode(nodeId)) !== undefined;
+  }
+
+  /** A client for another Member Node, found by its node id in the CN's node list. */
+  async memberNode(nodeId: string): Promise<MemberNodeClient> {
+    const node = await this.findNode(nodeId);
     if (!node) throw new Error(`node '${nodeId}' is not in the Coordinating Node's node list`);
     const v2 = node.services?.service.some((s) => s.name === 'MNRead' && s.version === 'v2') ?? true;
     return new MemberNodeClient({ baseUrl: node.baseURL, version: v2 ? 'v2' : 'v1', ...this.credentials(), retries: 2, timeoutMs: 120_000 });

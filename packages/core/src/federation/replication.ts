@@ -93,6 +93,10 @@ export class ReplicationService implements JobHandler {
     }
     const existing = await metadata.get(pid);
     if (existing && !existing.isReplica) throw fail(op, 'InvalidRequest', `this node already holds '${pid}' as original content`, { pid });
+    // Refused now rather than accepted as a job that fails five times later.
+    if (!(await this.deps.cn.knowsNode(sourceNode.trim()))) {
+      throw fail(op, 'InvalidRequest', `sourceNode '${sourceNode.trim()}' is not in the Coordinating Node's node list`, { pid });
+    }
     const payload: ReplicatePayload = { pid, sourceNode: sourceNode.trim(), sysmeta: SystemMetadataCodec.encode(sm, 'v2') };
     await this.deps.jobs.enqueue(REPLICATE_JOB, payload, { dedupeKey: `replicate:${pid}` });
     this.deps.runner.nudge();

@@ -37,7 +37,9 @@ export class CapabilitiesService {
           ...api('MNRead', true),
           ...api('MNAuthorization', true),
           ...api('MNStorage', writable),
-          ...api('MNReplication', false),
+          // A Coordinating Node sends replicas only to a node that advertises MNReplication:
+          // derived from what the node can do (replicate on, a CN to answer to, writable storage).
+          ...api('MNReplication', n.replicate && this.config.federation !== undefined && writable),
           ...this.extensionServices.flatMap((s) => s.versions.map((version) => ({ name: s.name, version, available: true, restriction: [] }))),
         ],
       },
