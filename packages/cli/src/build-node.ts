@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { createLogger, createMemberNode, type CoreConfig, type Logger, type MemberNode } from '@memberkit/core';
+import { createLogger, createMemberNode, createNodeMetrics, observeRequests, type CoreConfig, type Logger, type MemberNode, type NodeMetrics } from '@memberkit/core';
 import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { createQueryExtension } from '@memberkit/query';
@@ -15,6 +15,8 @@ export interface BuiltNode {
   node: MemberNode;
   scanner?: Scanner;
   logger: Logger;
+  /** Present when `metrics.enabled`: serve it with serveMetrics. */
+  metrics?: NodeMetrics;
   /** Stop background work (rescans), then close the node. */
   close(): Promise<void>;
 }
@@ -151,28 +153,48 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
     { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
     { logger, extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
   );
+  let metrics: NodeMetrics | undefined;
+  if (config.metrics.enabled) {
+    metrics = createNodeMetrics({ metadata: parts.catalogue.metadata, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) });
+    observeRequests(node.app, metrics.request);
+  }
   let scanner: Scanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
   if (config.wrap) {
     scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
+    const counts = (r: ScanReport) => ({ added: r.added, changed: r.changed, removed: r.removed, unchanged: r.unchanged, skipped: r.skipped.length });
     // Objects appear as they are hashed: the node answers while the first scan runs, and
     // its progress shows (a live line on a terminal, a log line every 5 s otherwise).
     const progress = await startProgress({ label: 'wrap scan', logger });
-    void scanner.scan({ onProgress: (r) => progress.update(r) }).then(
+    metrics?.scan.started();
+    void scanner.scan({ onProgress: (r) => { progress.update(r); metrics?.scan.progress(counts(r)); } }).then(
       (r) => {
         progress.stop();
+        metrics?.scan.finished({ ...counts(r), durationMs: r.durationMs });
         logger.info({ ...progressFigures(r), added: r.added, changed: r.changed, removed: r.removed, durationMs: Math.round(r.durationMs) }, 'wrap scan finished');
       },
       (err: unknown) => {
         progress.stop();
+        metrics?.scan.failed();
         logger.error({ err }, 'wrap scan failed');
       },
     );
-    if (config.wrap.rescanIntervalSeconds > 0) watcher = scanner.watch({ intervalMs: config.wrap.rescanIntervalSeconds * 1000 });
+    if (config.wrap.rescanIntervalSeconds > 0) {
+      watcher = scanner.watch({
+        intervalMs: config.wrap.rescanIntervalSeconds * 1000,
+        // The scanners log what each rescan changed; here only the metrics hear of it.
+        onScan: (r) => metrics?.scan.finished({ ...counts(r), durationMs: r.durationMs }),
+        onError: (err) => {
+          metrics?.scan.failed();
+          logger.error({ err }, 'wrap rescan failed');
+        },
+      });
+    }
   }
   return {
     node,
     ...(scanner ? { scanner } : {}),
+    ...(metrics ? { metrics } : {}),
     logger,
     async close() {
       await watcher?.stop();

@@ -154,6 +154,15 @@ export const configSchema = z.strictObject({
       schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('memberkit_query'),
     }).refine((q) => q.index !== 'postgres' || q.url !== undefined, { message: 'extensions.query.url is required when index is postgres', path: ['url'] }).prefault({}),
   }).prefault({}),
+  /**
+   * Prometheus metrics (prom-client) at `http://{host}:{port}/metrics`, on a port of their own
+   * so that the public API never exposes them. Off by default.
+   */
+  metrics: z.strictObject({
+    enabled: z.boolean().default(false),
+    port: z.number().int().min(0).max(65535).default(9464),
+    host: z.string().default('127.0.0.1'),
+  }).prefault({}),
   log: z.strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).prefault({}),
 });
 

@@ -84,7 +84,8 @@ export const s3BucketStorage: StorageBackend<ConnectionConfig> = {
     const toReport = (r: Awaited<ReturnType<S3BucketScanner['scan']>>) => ({ ...r, skipped: r.skipped.map(({ key, reason }) => ({ path: key, reason })) });
     return {
       scan: async (o) => toReport(await scanner.scan(o?.onProgress ? { onProgress: (r) => o.onProgress!(toReport(r)) } : {})),
-      watch: ({ intervalMs }) => scanner.watch({ intervalMs, onError: (err) => ctx.logger.error({ err }, 'S3 wrap scan failed') }),
+      watch: ({ intervalMs, onScan, onError }) =>
+        scanner.watch({ intervalMs, onError: onError ?? ((err) => ctx.logger.error({ err }, 'S3 wrap scan failed')), ...(onScan ? { onScan: (r) => onScan(toReport(r)) } : {}) }),
     };
   },
 };

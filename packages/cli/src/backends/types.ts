@@ -44,7 +44,8 @@ export interface ScanReport {
 export interface Scanner {
   /** One scan; `onProgress` hears the counts so far after each batch reaches the catalogue. */
   scan(options?: { onProgress?: (report: ScanReport) => void }): Promise<ScanReport>;
-  watch(options: { intervalMs: number }): { stop(): Promise<void> };
+  /** Rescan every `intervalMs` after the previous scan ended; each result or failure is reported. */
+  watch(options: { intervalMs: number; onScan?: (report: ScanReport) => void; onError?: (error: unknown) => void }): { stop(): Promise<void> };
 }
 
 export interface StorageBackend<O = unknown> {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { serveNode } from '@memberkit/core';
+import { serveMetrics, serveNode } from '@memberkit/core';
 import { buildNode, tlsOptions } from '../build-node.js';
 import { nodeIdentifierProblem } from '../config-schema.js';
 import { DEV_KEY_FILE, DEV_SUBJECT, loadConfig } from '../load-config.js';
@@ -62,11 +62,23 @@ export async function serveCommand(dir: string, opts: ServeFlags): Promise<void>
     await built.close().catch(() => undefined);
     throw listenError(err, listenPort, host, loaded.file) ?? err;
   }
+  let metricsServer: { port: number; close(): Promise<void> } | undefined;
+  if (built.metrics) {
+    const m = loaded.config.metrics;
+    try {
+      metricsServer = await serveMetrics(built.metrics, { port: m.port, host: m.host });
+    } catch (err) {
+      await running.close().catch(() => undefined);
+      throw listenError(err, m.port, m.host, loaded.file, { port: 'metrics.port', portFlag: '', host: 'metrics.host', hostFlag: '' }) ?? err;
+    }
+  }
   const url = `${tls ? 'https' : 'http'}://localhost:${running.port}${loaded.config.server.basePath}`;
   if (loaded.created) console.error(`wrote a first-run configuration to ${loaded.file}`);
   console.error(firstRunHelp(loaded.baseDir, url, existsSync(join(loaded.baseDir, DEV_KEY_FILE))));
+  if (metricsServer) console.error(`  metrics:       curl http://${loaded.config.metrics.host}:${metricsServer.port}/metrics`);
   const stop = async () => {
     built.logger.info({}, 'shutting down');
+    await metricsServer?.close();
     await running.close();
     process.exit(0);
   };

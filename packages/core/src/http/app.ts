@@ -1,10 +1,11 @@
 import { Hono, type Context } from 'hono';
 import type { ApiVersion } from '@memberkit/types';
-import { fail, isUnexpected, toDataONEException, type Operation } from '../errors.js';
+import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
 import { QueryParams } from './params.js';
 import { errorResponse, NOSNIFF } from './responses.js';
 import { registerRoutes } from './routes.js';
+import { noteFailure, noteOperation, noteSubject, requestLog } from './request-log.js';
 import { registerUnavailableApis } from './unavailable.js';
 import type { NodeServices } from './services.js';
 
@@ -31,6 +32,7 @@ export interface AppOptions {
 export function createApp(services: NodeServices, options: AppOptions): Hono {
   const basePath = options.basePath.replace(/\/+$/, '');
   const app = new Hono({ getPath: rawPath });
+  app.use('*', requestLog(app, services.logger));
   // No client may guess a type other than the one declared (uploaded bytes are served as is).
   app.use('*', async (c, next) => {
     await next();
@@ -42,8 +44,10 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
     (op: Operation, handler: (c: Context, ctx: CallContext, q: QueryParams) => Promise<Response>) =>
     async (c: Context): Promise<Response> => {
       try {
+        noteOperation(c, op);
         const socket = (c.env as { incoming?: { socket?: import('node:tls').TLSSocket } } | undefined)?.incoming?.socket;
         const session = await services.sessions.resolve(op, { headers: c.req.raw.headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
+        noteSubject(c, session.subject);
         const ctx: CallContext = {
           session,
           ipAddress: services.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', c.req.raw.headers),
@@ -58,7 +62,7 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
       } catch (err) {
         const pid = c.req.param('id');
         const exception = toDataONEException(op, err, pid);
-        if (isUnexpected(err)) services.logger.error({ err, op, pid }, 'operation failed');
+        noteFailure(c, services.logger, err, exception, { op, ...(pid ? { pid } : {}) });
         return errorResponse(exception, c.req.method);
       }
     };
