@@ -11,6 +11,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { validateXml } from '@memberkit/testkit';
@@ -18,11 +19,12 @@ import type { SystemMetadata } from '@memberkit/types';
 import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 import { clientSysmeta, createForm } from './support/sysmeta.js';
 import { PingMonitor } from './support/hostile/ping-monitor.js';
-import { CHROMIUM, checkPage, executed, launchChromium } from './support/hostile/chromium-check.js';
+import { CHROMIUM, executed, launchChromium, ScriptChecker } from './support/hostile/chromium-check.js';
 import * as doc from './support/hostile/documents.js';
 
 const PING_LIMIT_MS = 1000;
-const RESTART_LIMIT_MS = 10_000;
+/** A restart may take this much longer than the first start on an empty folder (ms). */
+const RESTART_EXTRA_MS = 5000;
 const REPORT_FILE = join(tmpdir(), 'memberkit-hostile-uploads.json');
 
 type Who = 'alice' | 'bob' | 'mallory' | 'carol';
@@ -54,10 +56,20 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
   let node: NodeProcess;
   let monitor: PingMonitor;
   let browser: Browser;
+  let chrome: ScriptChecker;
   const results: CaseResult[] = [];
   const crashes: string[] = [];
   let rssPeak = 0;
   let restart: { firstPingMs?: number; worstPingAfterMs?: number } = {};
+  /** Spawn to first ping of the first start (empty folder): what "within seconds" is measured against on a busy machine. */
+  let baselineStartMs = 0;
+  /** The case running now: a case that timed out keeps running in the background and must not act in the next. */
+  const activeCase = new AsyncLocalStorage<number>();
+  let caseSeq = 0;
+  const current = (): void => {
+    const id = activeCase.getStore();
+    if (id !== undefined && id !== caseSeq) throw new Error('abandoned: this case ran over its budget');
+  };
 
   const alive = (): boolean => node.child.exitCode === null && node.child.signalCode === null;
   const notePeak = (): void => {
@@ -72,9 +84,16 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     clearTimeout(timer);
   }
 
-  async function startNode(): Promise<void> {
+  /** Start `memberkit serve dir`; resolves with the time from spawn to the first answered ping (ms). */
+  async function startNode(): Promise<number> {
+    const t0 = Date.now();
     node = await startNodeProcess(dir);
     monitor?.retarget(node.baseUrl);
+    for (;;) {
+      const ok = await fetch(`${node.baseUrl}/v2/monitor/ping`, { signal: AbortSignal.timeout(30_000) }).then((r) => r.status === 200, () => false);
+      if (ok || Date.now() - t0 > 60_000 || !alive()) return Date.now() - t0;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   /** A node a previous case killed comes back on the same folder (its crash is recorded). */
@@ -89,12 +108,14 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'memberkit-hostile-'));
     writeConfig(dir, { extensions: { views: true, packages: true, query: { enabled: true } } });
-    await startNode();
+    baselineStartMs = await startNode();
     monitor = new PingMonitor(node.baseUrl, 100);
     browser = await launchChromium();
+    chrome = await ScriptChecker.open(browser);
   }, 60_000);
 
   afterAll(async () => {
+    await chrome?.close();
     await browser?.close();
     if (node) await stopNode();
     await monitor?.stop();
@@ -105,12 +126,13 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
       rssPeakBytes: rssPeak,
       rssPeakMiB: Math.round(rssPeak / 1048576),
       restart,
+      baselineStartMs,
       crashes: crashes.length,
       cases: results,
     };
     writeFileSync(REPORT_FILE, `${JSON.stringify(summary, null, 2)}\n`);
     console.log(
-      `hostile uploads: worst ping ${summary.worstPingMs} ms (${summary.worstPingCase}), node RSS high-water ${summary.rssPeakMiB} MiB, restart first ping ${restart.firstPingMs ?? '-'} ms, crashes ${crashes.length}; details in ${REPORT_FILE}`,
+      `hostile uploads: worst ping ${summary.worstPingMs} ms (${summary.worstPingCase}), node RSS high-water ${summary.rssPeakMiB} MiB, restart to first ping ${restart.firstPingMs ?? '-'} ms (first start ${baselineStartMs} ms), crashes ${crashes.length}; details in ${REPORT_FILE}`,
     );
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
@@ -119,15 +141,24 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
    * One hostile case: `fn` uploads and reads; afterwards every ping sent since the case began
    * must have answered 200 within PING_LIMIT_MS and the node must still be running.
    */
-  function hostile(name: string, fn: () => Promise<void>, timeout = 90_000): void {
+  function hostile(name: string, fn: () => Promise<void>, budgetMs = 90_000): void {
     it(
       name,
       async () => {
         await revive();
         const since = Date.now();
+        const id = ++caseSeq;
+        let timer: NodeJS.Timeout | undefined;
         try {
-          await fn();
+          // A case over its budget is abandoned (it stops at its next request) so that its
+          // ping window and failures are still reported here, not in the next case.
+          await Promise.race([
+            activeCase.run(id, fn),
+            new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${name}: still running after ${budgetMs} ms`)), budgetMs))),
+          ]);
         } finally {
+          clearTimeout(timer);
+          caseSeq++;
           await monitor.settle(Date.now());
           const w = monitor.window(since, PING_LIMIT_MS);
           const crashed = !alive();
@@ -138,11 +169,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
           expect.soft(Math.round(w.worst), `${name}: worst ping ${Math.round(w.worst)} ms; ${w.slow.length} pings over ${PING_LIMIT_MS} ms`).toBeLessThan(PING_LIMIT_MS);
         }
       },
-      timeout,
+      budgetMs + 60_000,
     );
   }
 
   async function call(path: string, init: RequestInit & { who?: Who } = {}): Promise<Answer> {
+    current();
     const { who, headers, ...rest } = init;
     const res = await fetch(`${node.baseUrl}${path}`, { ...rest, headers: { ...auth(who), ...(headers as Record<string, string> | undefined) }, signal: AbortSignal.timeout(60_000) });
     return { status: res.status, headers: res.headers, body: await res.text() };
@@ -189,7 +221,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
   async function expectNoScript(label: string, pid: string, headers: Record<string, string> = {}, themes = ['default', 'metadata', 'jsonld']): Promise<void> {
     for (const theme of themes) {
       const url = `${node.baseUrl}/v2/views/${theme}/${encodeURIComponent(pid)}`;
-      const c = await checkPage(browser, url, headers);
+      current();
+      const t0 = Date.now();
+      const c = await chrome.check(url, headers);
+      if (process.env.HOSTILE_DEBUG) console.log(`checkPage ${theme}/${pid}: ${Date.now() - t0} ms`, JSON.stringify({ ...c, unsafeLinks: c.unsafeLinks.length, dialogs: c.dialogs.length }));
       expect.soft(c.error, `${label}: ${theme} page of ${pid} did not load`).toBeUndefined();
       if (!c.downloaded) expect.soft(c.status, `${label}: ${theme} page of ${pid}`).toBe(200);
       expect.soft(executed(c), `${label}: script ran or could run on the ${theme} page of ${pid}: ${JSON.stringify({ pwned: c.pwned, dialogs: c.dialogs, console: c.console, unsafeLinks: c.unsafeLinks.map((u) => u.slice(0, 80)), contentType: c.contentType })}`).toBe(false);
@@ -238,7 +273,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     for (const pid of [emlPid, dataPid, ...typed.slice(0, 1)]) await expectSafeHeaders('script', pid);
     // The download itself is an attachment: never rendered on the node's origin.
     if (typed[0]) {
-      const dl = await checkPage(browser, `${node.baseUrl}/v2/object/${typed[0]}`);
+      const dl = await chrome.check(`${node.baseUrl}/v2/object/${typed[0]}`);
       expect.soft(executed(dl), `the object download of ${typed[0]} ran script (${dl.contentType})`).toBe(false);
     }
   });
@@ -510,18 +545,15 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
 
   it('after the hostile uploads a restart on the same folder answers ping within seconds and stays up', async () => {
     await revive();
+    caseSeq++;
     monitor.pause();
     await stopNode();
-    const t0 = Date.now();
-    await startNode();
+    const startMs = await startNode();
     monitor.resume();
     const since = Date.now();
-    const end = t0 + 30_000;
-    while (!monitor.samples.some((s) => s.at >= since && s.status === 200) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    const first = monitor.samples.find((s) => s.at >= since && s.status === 200);
-    restart.firstPingMs = first ? first.at + first.ms - t0 : undefined;
-    expect.soft(restart.firstPingMs, `no ping answered within 30 s of the restart:\n${node.output().slice(-2000)}`).toBeDefined();
-    expect.soft(restart.firstPingMs ?? Infinity, 'restart to first ping (ms)').toBeLessThan(RESTART_LIMIT_MS);
+    restart.firstPingMs = startMs;
+    expect.soft(alive(), `the node died at start:\n${node.output().slice(-2000)}`).toBe(true);
+    expect.soft(startMs, `restart to first ping took ${startMs} ms; a start on the empty folder took ${baselineStartMs} ms`).toBeLessThan(baselineStartMs + RESTART_EXTRA_MS);
     // Start-up work (index catch-up) must not block or kill it either.
     await new Promise((r) => setTimeout(r, 15_000));
     const landing = await view('alice-data');
