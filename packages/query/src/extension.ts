@@ -66,12 +66,18 @@ export function engineParams(rest: string): Array<[string, string]> {
   return [...new URLSearchParams(query)];
 }
 
+/** Requests whose body was refused unread: their answer closes the connection (the rest is never read). */
+const refusedBodies = new WeakSet<Request>();
+
 /**
  * The request body, at most `max` bytes: a larger declared Content-Length is refused before
  * a byte is read, and a body that grows past the cap (chunked, or lying) is cut off there.
  */
 async function readBodyCapped(req: Request, max: number): Promise<Uint8Array> {
-  const tooLarge = () => new QueryLimitError('maxBodyBytes', max, `the query body is larger than ${max} bytes; send fewer or shorter clauses`);
+  const tooLarge = () => {
+    refusedBodies.add(req);
+    return new QueryLimitError('maxBodyBytes', max, `the query body is larger than ${max} bytes; send fewer or shorter clauses`);
+  };
   const declared = Number(req.headers.get('content-length') ?? '');
   if (Number.isFinite(declared) && declared > max) throw tooLarge();
   if (!req.body) return new Uint8Array(0);
@@ -83,7 +89,7 @@ async function readBodyCapped(req: Request, max: number): Promise<Uint8Array> {
     if (done) break;
     size += value.byteLength;
     if (size > max) {
-      await reader.cancel().catch(() => {});
+      reader.releaseLock();
       throw tooLarge();
     }
     chunks.push(value);
@@ -170,11 +176,18 @@ export function createQueryExtension(options: QueryExtensionOptions = {}): Query
         }
       });
       app.get('/query', list);
+      const queryClosing = async (c: Context): Promise<Response> => {
+        const res = await query(c);
+        if (!refusedBodies.has(c.req.raw)) return res;
+        const headers = new Headers(res.headers);
+        headers.set('Connection', 'close');
+        return new Response(res.body, { status: res.status, headers });
+      };
       app.on(['GET', 'POST'], '/query/*', (c) => {
         const parts = splitQueryUrl(c.req.url, version);
-        if (!parts || parts.engine === '') return c.req.method === 'GET' ? list(c) : query(c);
+        if (!parts || parts.engine === '') return c.req.method === 'GET' ? list(c) : queryClosing(c);
         if (c.req.method === 'GET' && parts.rest === '') return describe(c);
-        return query(c);
+        return queryClosing(c);
       });
     },
   };

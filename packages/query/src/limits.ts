@@ -16,6 +16,11 @@ export interface QueryLimits {
   maxDepth: number;
   /** Most clauses (terms, phrases, ranges, wildcards...) in `q` and every `fq` together. */
   maxClauses: number;
+  /**
+   * Most clauses on the package link fields (resourceMap, documents, isDocumentedBy): each
+   * one checks who may see the link, several times the cost of another clause.
+   */
+  maxLinkClauses: number;
   /** Longest term, phrase or range bound (characters). */
   maxTermLength: number;
   /** Most `*` and `?` in one wildcard term (each one multiplies the cost of matching). */
@@ -30,6 +35,7 @@ export const DEFAULT_QUERY_LIMITS: Readonly<QueryLimits> = {
   maxBodyBytes: 1024 * 1024,
   maxDepth: 32,
   maxClauses: 1024,
+  maxLinkClauses: 64,
   maxTermLength: 1024,
   maxWildcards: 8,
   maxFilterQueries: 100,

@@ -1,7 +1,7 @@
 import type { QueryEngineDescription } from '@memberkit/types';
 import { fieldsOf, parseQuery, type QueryNode } from './parser.js';
 import { queryLimits, QueryLimitError, type QueryLimits } from './limits.js';
-import { describeSchema, FIELDS, lookupField } from './schema.js';
+import { describeSchema, FIELDS, LINK_FIELDS, lookupField } from './schema.js';
 import { InvalidQueryError, type EngineResponse, type IndexDoc, type QueryEngine, type QueryParamList, type SearchIndex, type SearchRequest, type SearchResult, type SortSpec } from './types.js';
 
 export interface SolrEngineOptions {
@@ -18,6 +18,17 @@ const RETURNABLE = FIELDS.filter((d) => d.returnable).map((d) => d.name);
 /** Split a list parameter (fl, facet.field, sort) on commas and whitespace. */
 function list(v: string): string[] {
   return v.split(/[\s,]+/).filter(Boolean);
+}
+
+/** Leaves of a parsed query on fields `on` accepts (iterative: depth is bounded, but cheaply so). */
+function countLeaves(root: QueryNode, on: (field: string) => boolean): number {
+  let n = 0;
+  const stack = [root];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.kind === 'bool') for (const c of node.clauses) stack.push(c.node);
+    else if (node.kind !== 'all' && on(node.field)) n++;
+  }
+  return n;
 }
 
 /** A parameter value quoted in an error: long ones cut (a description never echoes a whole body). */
@@ -60,6 +71,10 @@ export function parseSolrParams(params: QueryParamList, options: SolrEngineOptio
   for (const fq of filters) if (fq.trim() !== '') queries.push(parseQuery(fq, parseOpts));
   const named = new Set<string>();
   for (const n of queries) fieldsOf(n, named);
+  const linkClauses = queries.reduce((sum, n) => sum + countLeaves(n, (f) => LINK_FIELDS.includes(f)), 0);
+  if (linkClauses > limits.maxLinkClauses) {
+    throw new QueryLimitError('maxLinkClauses', limits.maxLinkClauses, `the query has more than ${limits.maxLinkClauses} clauses on resourceMap, documents and isDocumentedBy (got ${linkClauses})`);
+  }
 
   // fl: returnable fields; '*' for all; score and unknown pseudo-fields ignored.
   const flRaw = all('fl').flatMap(list);

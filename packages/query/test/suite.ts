@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryEngineDescriptionCodec, QueryEngineListCodec, type ObjectRecord } from '@memberkit/types';
 import type { QueryExtensionOptions } from '../src/index.js';
@@ -355,6 +356,199 @@ export function querySuite(label: string, options: () => Promise<QueryExtensionO
         expect(await ids(node, 'q=fileName:scanner_found.csv')).toEqual([]);
         // The watermark was kept: a second pass looks only at what changed since.
         expect(await node.ext.indexer!.follow()).toBeLessThan(5);
+      });
+    });
+
+    describe('request limits (InvalidRequest 2823 naming the limit)', () => {
+      const post = (params: Array<[string, string]>, who?: 'writer') =>
+        fetch(`${node.baseUrl}/v2/query/solr`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(who ? { Authorization: `Bearer ${node.tokens[who]}` } : {}) },
+          body: new URLSearchParams(params).toString(),
+        });
+      const refused = async (res: Response, limit: RegExp) => {
+        const body = await res.text();
+        expect(res.status, body).toBe(400);
+        expect(body).toMatch(/<error [^>]*detailCode="2823"/);
+        expect(body).toMatch(/name="InvalidRequest"/);
+        expect(body).toMatch(limit);
+      };
+      const found = async (res: Response) => {
+        const body = await res.text();
+        expect(res.status, body.slice(0, 500)).toBe(200);
+        return (JSON.parse(body) as { response: { docs: Array<{ id: string }> } }).response.docs.map((d) => d.id).sort();
+      };
+
+      it('nesting: 32 levels run on the index, 33 and 100,000 are refused without recursing', async () => {
+        const nest = (n: number, inner: string) => '('.repeat(n) + inner + ')'.repeat(n);
+        expect(await found(await post([['q', nest(32, 'title:kelp OR fileName:*.csv')], ['fl', 'id'], ['wt', 'json'], ['rows', '1000']]))).toEqual(
+          [C('eml-kelp'), C('kelp_cover.csv'), C('penguin_counts.csv')].sort(),
+        );
+        await refused(await post([['q', nest(33, 'title:kelp')]]), /maxDepth = 32/);
+        await refused(await post([['q', '('.repeat(100_000)]]), /maxDepth = 32/);
+        await refused(await post([['q', `title:${nest(40, 'kelp')}`]]), /maxDepth = 32/);
+      });
+
+      it('clauses: 1,024 ORed terms (q and fq together) run on the index, 10,000 are refused', async () => {
+        const terms = (n: number) => Array.from({ length: n }, (_, i) => `id:corpus.none.${i}`);
+        const q1024 = [...terms(1023), `id:${C('eml-kelp')}`].join(' OR ');
+        expect(await found(await post([['q', q1024], ['fl', 'id'], ['wt', 'json']]))).toEqual([C('eml-kelp')]);
+        // Link fields (each clause checks who may see the link) have a lower limit of their own.
+        const links = (n: number, op: string) => [...Array.from({ length: n - 1 }, (_, i) => `isDocumentedBy:corpus.none.${i}*`), `isDocumentedBy:${C('eml-kelp')}`].join(op);
+        expect(await found(await post([['q', links(64, ' OR ')], ['fl', 'id'], ['wt', 'json']], 'writer'))).toEqual([C('kelp_cover.csv')]);
+        expect(await found(await post([['q', `*:* -${links(64, ' -')}`], ['fq', 'formatType:DATA'], ['fl', 'id'], ['wt', 'json']]))).toEqual([C('penguin_counts.csv')]);
+        await refused(await post([['q', links(65, ' AND ')]]), /maxLinkClauses = 64/);
+        await refused(await post([['q', terms(10_000).join(' OR ')]]), /maxClauses = 1024/);
+        await refused(await post([['q', terms(1000).join(' OR ')], ['fq', terms(25).join(' OR ')]]), /maxClauses = 1024/);
+      });
+
+      it('fq: 100 filters run, 101 and 2,000 are refused', async () => {
+        const fqs = (n: number): Array<[string, string]> => Array.from({ length: n }, () => ['fq', '-id:corpus.none']);
+        expect(await found(await post([['q', 'title:kelp'], ...fqs(100), ['fl', 'id'], ['wt', 'json']]))).toEqual([C('eml-kelp')]);
+        await refused(await post([['q', '*:*'], ...fqs(101)]), /maxFilterQueries = 100/);
+        await refused(await post([['q', '*:*'], ...fqs(2000)]), /maxFilterQueries = 100/);
+      });
+
+      it('terms, wildcards and start', async () => {
+        await refused(await post([['q', `id:${'x'.repeat(1025)}`]]), /maxTermLength = 1024/);
+        await refused(await post([['q', `title:"${'soil '.repeat(300)}"`]]), /maxTermLength = 1024/);
+        await refused(await post([['q', `size:[${'9'.repeat(2000)} TO *]`]]), /maxTermLength = 1024/);
+        await refused(await post([['q', 'id:*a*a*a*a*a*a*a*a*b']]), /maxWildcards = 8/);
+        expect(await found(await post([['q', 'id:*orpus.eml-k*l?'], ['fl', 'id'], ['wt', 'json']]))).toEqual([C('eml-kelp')]);
+        await refused(await fetch(`${node.baseUrl}/v2/query/solr/?q=*:*&start=10000001`), /maxStart = 10000000/);
+        await refused(await fetch(`${node.baseUrl}/v2/query/solr/?q=*:*&start=${'9'.repeat(30)}`), /maxStart = 10000000/);
+      });
+
+      it('a POSTed body over 1 MiB is refused before it is read; a chunked one once past the cap', async () => {
+        // A client that announces 20 MB and sends 1 KB: the answer comes without the rest.
+        const url = new URL(`${node.baseUrl}/v2/query/solr`);
+        const t0 = performance.now();
+        const raw = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(url.port), url.hostname, () => {
+            socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${20 * 1024 * 1024}\r\n\r\nq=${'a'.repeat(1024)}`);
+          });
+          let got = '';
+          socket.setEncoding('utf8');
+          socket.on('data', (d: string) => (got += d));
+          socket.on('end', () => resolve(got));
+          socket.on('error', reject);
+          setTimeout(() => (socket.destroy(), resolve(got)), 5000).unref();
+        });
+        expect(performance.now() - t0).toBeLessThan(2000);
+        expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+        expect(raw).toMatch(/connection: close/i);
+        expect(raw).toMatch(/detailCode="2823"/);
+        expect(raw).toMatch(/maxBodyBytes = 1048576/);
+        // Without a Content-Length (chunked): cut off once past the cap.
+        const chunk = new Uint8Array(64 * 1024).fill(97);
+        let sent = 0;
+        const stream = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent >= 20) return controller.close();
+            sent++;
+            controller.enqueue(chunk);
+          },
+        });
+        const chunked = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: stream, duplex: 'half' } as RequestInit);
+        await refused(chunked, /maxBodyBytes = 1048576/);
+        // Under the cap, a POSTed query runs.
+        expect(await found(await post([['q', `title:kelp ${'-id:none '.repeat(500)}`], ['fl', 'id'], ['wt', 'json']]))).toEqual([C('eml-kelp')]);
+        expect((await fetch(`${node.baseUrl}/v2/monitor/ping`)).status).toBe(200);
+      });
+    });
+
+    describe('package links: what a caller may see, and who may describe an object', () => {
+      const L = (s: string) => `links.${s}`;
+      const fmt = 'https://eml.ecoinformatics.org/eml-2.2.0';
+      const ore = 'http://www.openarchives.org/ore/terms';
+      const eml = (title: string): string => recordXml({ ...RECORDS[1]!, pid: 'x', title });
+      const open = { accessPolicy: { allow: [{ subject: ['public'], permission: ['read' as const] }] } };
+      const closed = { accessPolicy: undefined };
+      const doc = async (pid: string, who?: 'writer' | 'other' | 'admin') =>
+        (await solr(node, `q=id:${enc(pid)}&fl=id,resourceMap,isDocumentedBy,documents`, who)).response.docs[0];
+
+      beforeAll(async () => {
+        const writer = node.client('writer');
+        const other = node.client('other');
+        const w = node.subjects.writer;
+        const csv = async (pid: string, extra: object = open) => writer.create(pid, 'a,b\n1,2\n', sysmetaFor(pid, 'a,b\n1,2\n', 'text/csv', w, extra));
+        const meta = async (c: typeof writer, owner: string, pid: string, extra: object = open) => {
+          const xml = eml(`Linked record ${pid}`);
+          await c.create(pid, xml, sysmetaFor(pid, xml, fmt, owner, extra));
+        };
+        const map = async (c: typeof writer, owner: string, pid: string, metadata: string, data: string[], extra: object = open) => {
+          const xml = resourceMapXml(pid, metadata, data);
+          await c.create(pid, xml, sysmetaFor(pid, xml, ore, owner, extra));
+        };
+        for (const d of ['data1', 'data2', 'data3', 'data5']) await csv(L(d));
+        await csv(L('data.private'), closed);
+        await csv(L('data4'), { accessPolicy: { allow: [{ subject: ['public'], permission: ['read'] }, { subject: [node.subjects.other], permission: ['write'] }] } });
+        await meta(writer, w, L('eml.private'), closed);
+        await meta(writer, w, L('eml.public'));
+        // A private map; a public map naming a private data object; a public map whose metadata is private.
+        await map(writer, w, L('map.private'), L('eml.private'), [L('data1')], closed);
+        await map(writer, w, L('map.public'), L('eml.public'), [L('data2'), L('data.private')]);
+        await map(writer, w, L('map.public2'), L('eml.private'), [L('data3')]);
+        // A stranger's public map claiming the writer's data2 (and data4, which the stranger may write).
+        await meta(other, node.subjects.other, L('eml.stranger'));
+        await map(other, node.subjects.other, L('map.stranger'), L('eml.stranger'), [L('data2'), L('data4')]);
+        // A map the writer submitted for the stranger: the object's own rightsHolder wrote it.
+        await map(writer, node.subjects.other, L('map.gift'), L('eml.stranger'), [L('data5')]);
+      });
+
+      it('anonymous and other callers never see a private map, metadata or data identifier', async () => {
+        for (const who of [undefined, 'other'] as const) {
+          expect(await doc(L('data1'), who)).toEqual({ id: L('data1') });
+          expect(await doc(L('data2'), who)).toEqual({ id: L('data2'), resourceMap: [L('map.public')], isDocumentedBy: [L('eml.public')] });
+          expect(await doc(L('data3'), who)).toEqual({ id: L('data3'), resourceMap: [L('map.public2')] });
+          expect(await doc(L('eml.public'), who)).toEqual({ id: L('eml.public'), resourceMap: [L('map.public')], documents: [L('data2')] });
+          for (const q of [
+            `isDocumentedBy:${L('eml.private')}`,
+            `isDocumentedBy:${L('eml.priv')}*`,
+            `isDocumentedBy:*private*`,
+            `resourceMap:${L('map.private')}`,
+            `resourceMap:*private*`,
+            `documents:${L('data.private')}`,
+            `documents:*private`,
+          ]) {
+            expect(await ids(node, `q=${enc(q)}`, who), q).toEqual([]);
+          }
+          expect(await ids(node, `q=${enc(`id:${L('data')}*`)}&fq=${enc('isDocumentedBy:*')}`, who)).toEqual([L('data2'), L('data4'), L('data5')]);
+          const f = await solr(node, `q=${enc('id:links.*')}&rows=0&facet=true&facet.field=isDocumentedBy&facet.field=resourceMap&facet.field=documents&facet.mincount=1`, who);
+          const values = Object.values(f.facet_counts!.facet_fields).flat();
+          expect(values.filter((v) => typeof v === 'string' && v.includes('private'))).toEqual([]);
+          expect(f.facet_counts!.facet_fields.isDocumentedBy).toEqual([L('eml.stranger'), 2, L('eml.public'), 1]);
+        }
+      });
+
+      it('the owner and administrators see their private links', async () => {
+        for (const who of ['writer', 'admin'] as const) {
+          expect(await doc(L('data1'), who)).toEqual({ id: L('data1'), resourceMap: [L('map.private')], isDocumentedBy: [L('eml.private')] });
+          expect(await doc(L('data3'), who)).toEqual({ id: L('data3'), resourceMap: [L('map.public2')], isDocumentedBy: [L('eml.private')] });
+          expect(await doc(L('eml.public'), who)).toEqual({ id: L('eml.public'), resourceMap: [L('map.public')], documents: [L('data2'), L('data.private')] });
+          expect(await ids(node, `q=${enc(`isDocumentedBy:${L('eml.priv')}*`)}`, who)).toEqual([L('data1'), L('data3')]);
+          const f = await solr(node, `q=${enc('id:links.*')}&rows=0&facet=true&facet.field=resourceMap&facet.mincount=1`, who);
+          expect(f.facet_counts!.facet_fields.resourceMap).toContain(L('map.private'));
+        }
+      });
+
+      it("a stranger's map does not describe someone else's object unless the stranger may write it", async () => {
+        for (const who of [undefined, 'writer', 'other', 'admin'] as const) {
+          expect(await doc(L('data2'), who)).toEqual({ id: L('data2'), resourceMap: [L('map.public')], isDocumentedBy: [L('eml.public')] });
+          expect(await doc(L('data4'), who)).toEqual({ id: L('data4'), resourceMap: [L('map.stranger')], isDocumentedBy: [L('eml.stranger')] });
+          expect(await doc(L('data5'), who)).toEqual({ id: L('data5'), resourceMap: [L('map.gift')], isDocumentedBy: [L('eml.stranger')] });
+          expect(await ids(node, `q=${enc(`isDocumentedBy:${L('eml.stranger')}`)}`, who)).toEqual([L('data4'), L('data5')]);
+          expect(await ids(node, `q=${enc(`resourceMap:${L('map.stranger')}`)}`, who)).toEqual([L('data4'), L('eml.stranger')]);
+        }
+      });
+
+      it('links follow access changes of the map and of the objects they name', async () => {
+        const writer = node.client('writer');
+        const sm = await writer.getSystemMetadata(L('eml.private'));
+        await writer.updateSystemMetadata(L('eml.private'), { ...sm, accessPolicy: open.accessPolicy });
+        expect(await doc(L('data3'))).toEqual({ id: L('data3'), resourceMap: [L('map.public2')], isDocumentedBy: [L('eml.private')] });
+        // data1's map is still private.
+        expect(await doc(L('data1'))).toEqual({ id: L('data1') });
       });
     });
   });

@@ -80,16 +80,16 @@ export class SqlCompiler {
       case 'all':
         return '1=1';
       case 'bool': {
-        const must: string[] = [];
-        const should: string[] = [];
-        const not: string[] = [];
-        for (const c of node.clauses) {
-          const sql = this.compile(c.node, params, scope);
-          (c.occur === 'must' ? must : c.occur === 'should' ? should : not).push(sql);
-        }
-        const parts = must.map((s) => `(${s})`);
-        if (must.length === 0 && should.length > 0) parts.push(`(${joinBalanced(should.map((s) => `(${s})`), 'OR')})`);
-        for (const s of not) parts.push(`NOT COALESCE((${s}), FALSE)`);
+        // Compiled in the order the SQL lists them: placeholders take params in that order.
+        const must = node.clauses.filter((c) => c.occur === 'must').map((c) => `(${this.compile(c.node, params, scope)})`);
+        // Beside a required clause, optional ones only score (Lucene): they do not filter.
+        const should = must.length ? [] : this.anyOf(node.clauses.filter((c) => c.occur === 'should').map((c) => c.node), params, scope);
+        // NOT a AND NOT b... as NOT (a OR b...): the alternatives merge as in anyOf.
+        const excluded = node.clauses.filter((c) => c.occur === 'mustNot').map((c) => c.node);
+        const not = excluded.length ? this.anyOf(excluded, params, scope) : [];
+        const parts = [...must];
+        if (should.length) parts.push(`(${joinBalanced(should.map((s) => `(${s})`), 'OR')})`);
+        if (not.length) parts.push(`NOT COALESCE((${joinBalanced(not.map((s) => `(${s})`), 'OR')}), FALSE)`);
         return parts.length ? joinBalanced(parts, 'AND') : '1=1';
       }
       default:
@@ -97,15 +97,78 @@ export class SqlCompiler {
     }
   }
 
-  private leaf(node: Exclude<QueryNode, { kind: 'all' | 'bool' }>, params: unknown[], scope: AccessScope): string {
+  /**
+   * Alternatives, merged so that their cost does not grow with a subquery per clause: exact
+   * terms on one single-valued field become one `IN` list, and every clause on multi-valued
+   * fields becomes one pass over `mv` (one visibility check per matching row). A list of
+   * identifiers, package members or keywords is then one lookup.
+   */
+  private anyOf(nodes: readonly QueryNode[], params: unknown[], scope: AccessScope): string[] {
+    const isLeaf = (n: QueryNode): n is Exclude<QueryNode, { kind: 'all' | 'bool' }> => n.kind !== 'all' && n.kind !== 'bool';
+    const multi = nodes.filter((n) => isLeaf(n) && field(n.field).multivalued) as Array<Exclude<QueryNode, { kind: 'all' | 'bool' }>>;
+    const rest = nodes.filter((n) => !(isLeaf(n) && field(n.field).multivalued));
+    const out: string[] = [];
+    if (multi.length > 1) {
+      const conds: string[] = [];
+      const terms = new Map<string, Set<string | number>>();
+      for (const n of multi) {
+        if (n.kind === 'term') {
+          const set = terms.get(n.field) ?? new Set();
+          terms.set(n.field, set.add(storedValue(field(n.field), n.value)));
+          continue;
+        }
+        conds.push(
+          this.leaf(n, params, scope, (def, cond) => {
+            params.push(def.name);
+            return `(m.field = ? AND ${cond('m.value')})`;
+          }),
+        );
+      }
+      for (const [name, values] of terms) {
+        params.push(name, ...values);
+        conds.push(`(m.field = ? AND m.value IN (${[...values].map(() => '?').join(', ')}))`);
+      }
+      const links = multi.some((n) => LINK_FIELDS.includes(n.field));
+      out.push(`d.id IN (SELECT m.pid FROM mv m WHERE (${joinBalanced(conds, 'OR')})${links ? ` AND ${this.visibleValue('m', scope)}` : ''})`);
+    } else rest.unshift(...multi);
+    const singleTerms = new Map<string, Array<string | number>>();
+    for (const n of rest) if (n.kind === 'term' && field(n.field).type !== 'text' && !field(n.field).multivalued) singleTerms.set(n.field, [...(singleTerms.get(n.field) ?? []), storedValue(field(n.field), n.value)]);
+    const done = new Set<string>();
+    for (const n of rest) {
+      const values = n.kind === 'term' ? singleTerms.get(n.field) : undefined;
+      if (n.kind === 'term' && values && values.length > 1) {
+        if (done.has(n.field)) continue;
+        done.add(n.field);
+        const unique = [...new Set(values)];
+        out.push(
+          this.on(field(n.field), params, scope, (e) => {
+            params.push(...unique);
+            return `${e} IN (${unique.map(() => '?').join(', ')})`;
+          }),
+        );
+      } else out.push(this.compile(n, params, scope));
+    }
+    return out;
+  }
+
+  /** `cond` on the column(s) holding `def`'s values, as a condition on `docs d`. */
+  private on(def: FieldDef, params: unknown[], scope: AccessScope, cond: (expr: string) => string): string {
+    if (def.type === 'text' && !this.dialect.textInDocs) return `d.rid IN (SELECT rowid FROM fts WHERE ${cond(`fts.${q(def.name)}`)})`;
+    if (!def.multivalued) return cond(`d.${q(def.name)}`);
+    params.push(def.name);
+    const visible = LINK_FIELDS.includes(def.name) ? ` AND ${scope.linkVisible('m')}` : '';
+    return `d.id IN (SELECT m.pid FROM mv m WHERE m.field = ? AND ${cond('m.value')}${visible})`;
+  }
+
+  /** A leaf; `where` places a condition on the field's column(s) (default: {@link on}). */
+  private leaf(
+    node: Exclude<QueryNode, { kind: 'all' | 'bool' }>,
+    params: unknown[],
+    scope: AccessScope,
+    where: (def: FieldDef, cond: (expr: string) => string) => string = (def, cond) => this.on(def, params, scope, cond),
+  ): string {
     const def = field(node.field);
-    const on = (cond: (expr: string) => string): string => {
-      if (def.type === 'text' && !this.dialect.textInDocs) return `d.rid IN (SELECT rowid FROM fts WHERE ${cond(`fts.${q(def.name)}`)})`;
-      if (!def.multivalued) return cond(`d.${q(def.name)}`);
-      params.push(def.name);
-      const visible = LINK_FIELDS.includes(def.name) ? ` AND ${scope.linkVisible('m')}` : '';
-      return `d.id IN (SELECT m.pid FROM mv m WHERE m.field = ? AND ${cond('m.value')}${visible})`;
-    };
+    const on = (cond: (expr: string) => string): string => where(def, cond);
     switch (node.kind) {
       case 'exists':
         return on((e) => (def.type === 'text' ? `${e} IS NOT NULL AND ${e} <> ''` : `${e} IS NOT NULL`));
