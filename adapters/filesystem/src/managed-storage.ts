@@ -1,5 +1,7 @@
 import { constants as fsConstants } from 'node:fs';
-import { lstat, mkdir, open, opendir, realpath, rename, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, opendir, readdir, realpath, rename, rm, rmdir, type FileHandle } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { addAbortSignal, Writable } from 'node:stream';
@@ -26,7 +28,11 @@ export interface FilesystemStorageOptions {
   root: string;
   /** fsync files and directories on commit so a commit is durable on return. Default true. */
   fsync?: boolean;
-  /** `open` removes files in `tmp/` older than this (crash leftovers). Default one hour. */
+  /**
+   * `open` removes files in `tmp/` older than this (crash leftovers of processes it cannot
+   * check, e.g. on another host sharing the folder). Default one hour. A dead process's
+   * folder on this host is removed at `open` whatever its age.
+   */
   staleTempMs?: number;
 }
 
@@ -61,6 +67,8 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   private realRoot: string | undefined;
   /** Temp files this process is writing or holding uncommitted; never swept. */
   private readonly activeTemps = new Set<string>();
+  /** This instance's own folder under `tmp/` (see TempOwner), set by `open`. */
+  private tempDir: string | undefined;
 
   constructor(options: FilesystemStorageOptions) {
     this.root = resolve(options.root);
@@ -72,28 +80,36 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     await mkdir(join(this.root, OBJECTS), { recursive: true });
     await mkdir(join(this.root, TMP), { recursive: true });
     this.realRoot = await realpath(this.root);
+    // Several processes may share one store: each writes under a folder of its own, named
+    // after its owner, so that a restart can tell a dead process's leftovers from a live
+    // process's uploads (removing the first, never the second).
+    const dir = join(this.root, TMP, ownTempFolderName());
+    await mkdir(dir, { recursive: true });
+    this.tempDir = dir;
     await this.sweepTemp(this.staleTempMs);
   }
 
   async close(): Promise<void> {
-    // Nothing held open between calls.
+    // Nothing else is held open between calls; the own temp folder goes when it is empty.
+    const dir = this.tempDir;
+    if (dir && this.activeTemps.size === 0) {
+      this.tempDir = undefined;
+      await rmdir(dir).catch(() => undefined);
+    }
   }
 
-  /** Removes temp files (crash leftovers) last modified more than `olderThanMs` ago. Returns how many. */
+  /**
+   * Removes crash leftovers from `tmp/`: the whole folder of a process on this host that is
+   * no longer running, and any other temp file (another host's, or from before temp folders
+   * were per process) last modified more than `olderThanMs` ago. Files this instance is
+   * writing or holding are never touched. Returns how many files were removed.
+   */
   async sweepTemp(olderThanMs: number): Promise<number> {
     const dirPath = join(this.root, TMP);
     const limit = Date.now() - olderThanMs;
     let removed = 0;
-    let dir;
-    try {
-      dir = await opendir(dirPath);
-    } catch (e) {
-      if (isAbsent(e)) return 0;
-      throw fsError(e, 'sweeping temp files');
-    }
-    for await (const entry of dir) {
-      const path = join(dirPath, entry.name);
-      if (this.activeTemps.has(path)) continue;
+    const sweepFile = async (path: string): Promise<void> => {
+      if (this.activeTemps.has(path)) return;
       try {
         const st = await lstat(path);
         if (st.mtimeMs < limit) {
@@ -103,6 +119,42 @@ export class FilesystemStorageAdapter implements StorageAdapter {
       } catch (e) {
         if (!isAbsent(e)) throw fsError(e, 'sweeping temp files');
       }
+    };
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(dirPath, { withFileTypes: true });
+    } catch (e) {
+      if (isAbsent(e)) return 0;
+      throw fsError(e, 'sweeping temp files');
+    }
+    for (const entry of entries) {
+      const path = join(dirPath, entry.name);
+      const owner = entry.isDirectory() ? parseTempFolderName(entry.name) : undefined;
+      if (!owner) {
+        await sweepFile(path);
+        continue;
+      }
+      if (path !== this.tempDir && ownerIsDead(owner)) {
+        removed += await countFiles(path);
+        await rm(path, { recursive: true, force: true }).catch((e: unknown) => {
+          if (!isAbsent(e)) throw fsError(e, 'sweeping temp files');
+        });
+        continue;
+      }
+      // A live (or unknowable) owner's folder: only files untouched for longer than the limit.
+      // (Its own mtime is read first: removing files below moves it.)
+      const idle = ownerUnknowable(owner) && path !== this.tempDir && ((await lstat(path).catch(() => undefined))?.mtimeMs ?? Infinity) < limit;
+      let files: string[];
+      try {
+        files = await readdir(path);
+      } catch (e) {
+        if (isAbsent(e)) continue;
+        throw fsError(e, 'sweeping temp files');
+      }
+      for (const name of files) await sweepFile(join(path, name));
+      // Another host's folder, idle for longer than the limit and empty, goes too (its owner,
+      // if still running, recreates it on its next write).
+      if (idle) await rmdir(path).catch(() => undefined);
     }
     return removed;
   }
@@ -154,11 +206,11 @@ export class FilesystemStorageAdapter implements StorageAdapter {
 
   async write(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite> {
     throwIfAborted(options?.signal);
-    const tmpPath = join(this.root, TMP, randomBytes(16).toString('hex') + TEMP_SUFFIX);
+    const tmpPath = join(this.tempDir ?? join(this.root, TMP), randomBytes(16).toString('hex') + TEMP_SUFFIX);
     let sink: HashingFileWriter | undefined;
     this.activeTemps.add(tmpPath);
     try {
-      sink = new HashingFileWriter(await open(tmpPath, 'wx', 0o644), options?.maxBytes, this.fsync);
+      sink = new HashingFileWriter(await this.openTemp(tmpPath), options?.maxBytes, this.fsync);
       const max = options?.maxBytes;
       const checked = max === undefined ? source : limitBytes(source, max);
       await pipeline(checked, sink, options?.signal ? { signal: options.signal } : {});
@@ -171,6 +223,17 @@ export class FilesystemStorageAdapter implements StorageAdapter {
       throw code && ['ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE', 'EIO', 'EACCES', 'EROFS'].includes(code) ? fsError(e, 'write') : e;
     }
     return new FilesystemPendingWrite(this, tmpPath, sink.size, sink.digests());
+  }
+
+  /** A new temp file; the own temp folder is recreated if something removed it. */
+  private async openTemp(tmpPath: string): Promise<FileHandle> {
+    try {
+      return await open(tmpPath, 'wx', 0o644);
+    } catch (e) {
+      if (!isAbsent(e)) throw e;
+      await mkdir(join(tmpPath, '..'), { recursive: true });
+      return open(tmpPath, 'wx', 0o644);
+    }
   }
 
   async delete(key: StorageKey, options?: { signal?: AbortSignal }): Promise<void> {
@@ -445,6 +508,69 @@ async function syncDirectory(path: string): Promise<void> {
     if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF') throw e;
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Who owns a temp folder: `<host>~<pid namespace>~<pid>~<random>`. A folder whose host and
+ * PID namespace are this process's can be checked: its owner is dead when no process has its
+ * pid (a reused pid only delays the removal to the age-based sweep). Folders of other hosts
+ * or namespaces (a store shared over NFS, containers) are never judged by pid.
+ */
+interface TempOwner {
+  host: string;
+  pidNamespace: string;
+  pid: number;
+}
+
+const SEP = '~';
+
+/** The host name, made safe as a path segment. */
+function safeHost(): string {
+  return hostname().replace(/[^\w.-]/g, '_') || 'host';
+}
+
+/** The PID namespace of this process (Linux), '' where it cannot be read. */
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid').replace(/\D/g, '');
+  } catch {
+    return '';
+  }
+}
+
+function ownTempFolderName(): string {
+  return [safeHost(), pidNamespace() || 'x', String(process.pid), randomBytes(4).toString('hex')].join(SEP);
+}
+
+function parseTempFolderName(name: string): TempOwner | undefined {
+  const parts = name.split(SEP);
+  if (parts.length !== 4 || !/^\d+$/.test(parts[2]!)) return undefined;
+  return { host: parts[0]!, pidNamespace: parts[1]!, pid: Number(parts[2]) };
+}
+
+/** True when this process cannot tell whether `owner` runs (another host or PID namespace). */
+function ownerUnknowable(owner: TempOwner): boolean {
+  const ns = pidNamespace();
+  return owner.host !== safeHost() || !ns || owner.pidNamespace !== ns;
+}
+
+function ownerIsDead(owner: TempOwner): boolean {
+  if (ownerUnknowable(owner) || owner.pid === process.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return false;
+  } catch (e) {
+    // EPERM: a process with that pid exists (another user's): alive as far as we can tell.
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function countFiles(dir: string): Promise<number> {
+  try {
+    return (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => !e.isDirectory()).length;
+  } catch {
+    return 0;
   }
 }
 
