@@ -78,6 +78,7 @@ export class CatalogueIndexer {
   private contentTextChars = 0;
   /** Objects whose content waits to be parsed after a change (PID to its latest record). */
   private readonly pending = new Map<string, ObjectRecord>();
+  private readonly parsing = new Map<string, Promise<void>>();
   private background: Promise<void> | undefined;
   private stopped = false;
   private readonly pool: SciencePool;
@@ -195,7 +196,17 @@ export class CatalogueIndexer {
    * "not indexed" with its reason, recorded in the index's state table. Content recorded as
    * not indexed before (same PID and checksum) is not parsed again.
    */
-  private async parse(record: ObjectRecord): Promise<void> {
+  private parse(record: ObjectRecord): Promise<void> {
+    // One parse per object at a time (a change and the follow loop may ask together).
+    const pid = record.sysmeta.identifier;
+    const running = this.parsing.get(pid);
+    if (running) return running.then(() => this.parse(record));
+    const p = this.parseNow(record).finally(() => this.parsing.delete(pid));
+    this.parsing.set(pid, p);
+    return p;
+  }
+
+  private async parseNow(record: ObjectRecord): Promise<void> {
     const sm = record.sysmeta;
     const kind = contentKind(sm.formatId);
     const pid = sm.identifier;

@@ -73,7 +73,7 @@ describe('query index: hostile content (issue #15)', () => {
     await writer.create('hostile.deep-map', deep, sysmetaFor('hostile.deep-map', deep, ORE, node.subjects.writer, { accessPolicy: undefined }));
     const comments = eml('Comment flood', `<abstract><para><![CDATA[start ${'<!--'.repeat(200_000)} end]]></para></abstract>`);
     await writer.create('hostile.comments', comments, sysmetaFor('hostile.comments', comments, EML, node.subjects.writer));
-    const keywords = eml("Keyword flood", `<keywordSet>${Array.from({ length: 30_000 }, (_, i) => `<keyword>kw${i % 25_000}</keyword>`).join("")}</keywordSet>`);
+    const keywords = eml('Keyword flood', `<keywordSet>${Array.from({ length: 30_000 }, (_, i) => `<keyword>kw${i % 25_000}</keyword>`).join('')}</keywordSet>`);
     await writer.create('hostile.keywords', keywords, sysmetaFor('hostile.keywords', keywords, EML, node.subjects.writer));
     // The three creates did not wait for any parsing (before: 52 s for the comment flood alone).
     expect(performance.now() - t0).toBeLessThan(10_000);
