@@ -1,6 +1,7 @@
 import { join, relative, sep } from 'node:path';
 import { checkTarget, coveredByWorkspaces, findMemberkitWorkspace, GeneratorError, listTemplateFiles, readText, writeFiles } from './files.js';
 import { checkAdapterName, checkPackageName, pascalCase } from './names.js';
+import { findRelease, releaseLockfile, releaseSpecs, type Release } from './release.js';
 import { templatesDir } from './templates.js';
 
 export interface GenerateAdapterOptions {
@@ -12,6 +13,8 @@ export interface GenerateAdapterOptions {
   dir: string;
   /** Template folder (default: the templates shipped with the CLI). */
   templates?: string;
+  /** Outside a memberkit repository: where the @memberkit packages come from (default: findRelease()). */
+  release?: Release;
 }
 
 export interface GeneratedAdapter {
@@ -82,10 +85,14 @@ export function generateAdapter(options: GenerateAdapterOptions): GeneratedAdapt
       .replaceAll('adapter-template', options.name)
       .replace(/Template(?=[A-Z])/g, pascal);
 
+  const release = toRoot ? undefined : (options.release ?? findRelease());
   const files = new Map<string, string>();
   for (const rel of listTemplateFiles(source, (r) => r === '.gitignore')) {
     let text = rename(readText(source, rel));
-    if (rel === 'package.json') text = packageJson(text, options, toRoot);
+    if (rel === 'package.json') {
+      text = packageJson(text, options, toRoot, release && releaseSpecs(release, dir));
+      if (release) files.set('package-lock.json', JSON.stringify(releaseLockfile(release, dir, JSON.parse(text)), null, 2) + '\n');
+    }
     else if (rel === 'tsconfig.json') text = toRoot ? text.replaceAll('../../', toRoot) : JSON.stringify(STANDALONE_TSCONFIG, null, 2) + '\n';
     else if (rel === 'vitest.config.ts' && !toRoot) text = standaloneVitestConfig(text);
     files.set(rel, text);
@@ -95,20 +102,28 @@ export function generateAdapter(options: GenerateAdapterOptions): GeneratedAdapt
   return { dir, packageName: options.packageName, pascal, files: [...files.keys()].sort(), ...(workspace ? { workspace } : {}) };
 }
 
-function packageJson(text: string, options: GenerateAdapterOptions, toRoot: string | undefined): string {
-  const pkg = JSON.parse(text) as Record<string, unknown> & { scripts: Record<string, string>; devDependencies: Record<string, string> };
+function packageJson(text: string, options: GenerateAdapterOptions, toRoot: string | undefined, releaseSpecs: Record<string, string> | undefined): string {
+  const pkg = JSON.parse(text) as Record<string, unknown> & { scripts: Record<string, string>; dependencies?: Record<string, string>; devDependencies: Record<string, string> };
   delete pkg.private;
   pkg.version = '0.1.0';
   pkg.description = `memberkit adapter: ${options.name} (storage and catalogue of a DataONE Member Node)`;
   if (toRoot) {
     pkg.scripts.serve = pkg.scripts.serve!.replaceAll('../../', toRoot);
   } else {
-    // Published packages: their dist is plain JavaScript, so no source condition and no
+    // Released packages: their dist is plain JavaScript, so no source condition and no
     // decorator settings are needed to run the development node.
     pkg.scripts.serve = 'node --import tsx dev/serve.ts';
   }
+  if (releaseSpecs) {
+    // Every @memberkit package from the release's tarballs (the scope is not published: a
+    // registry range would install whatever someone else put under the name).
+    for (const deps of [pkg.dependencies, pkg.devDependencies]) {
+      for (const name of Object.keys(deps ?? {})) if (releaseSpecs[name]) deps![name] = releaseSpecs[name];
+    }
+    pkg.overrides = releaseSpecs;
+  }
   // Keys in a stable, conventional order.
-  const order = ['name', 'version', 'description', 'type', 'license', 'engines', 'exports', 'files', 'scripts', 'dependencies', 'devDependencies'];
+  const order = ['name', 'version', 'description', 'type', 'license', 'engines', 'exports', 'files', 'scripts', 'dependencies', 'devDependencies', 'overrides'];
   const sorted = Object.fromEntries([...order.filter((k) => k in pkg).map((k) => [k, pkg[k]]), ...Object.entries(pkg).filter(([k]) => !order.includes(k))]);
   return JSON.stringify(sorted, null, 2) + '\n';
 }

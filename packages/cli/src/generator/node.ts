@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
 import { checkTarget, GeneratorError, listTemplateFiles, readText, writeFiles } from './files.js';
+import { findRelease, releaseLockfile, releaseSpecs, type Release } from './release.js';
 import { templatesDir } from './templates.js';
 
 /** Storage/catalogue combinations `memberkit new node --adapter` offers. */
@@ -25,6 +26,8 @@ export interface GenerateNodeOptions {
   /** node.baseURL; default `http://localhost:8080/mn`. */
   baseURL?: string;
   templates?: string;
+  /** Where `npm ci` in the node gets memberkit (default: findRelease()). */
+  release?: Release;
 }
 
 export interface GeneratedNode {
@@ -87,6 +90,24 @@ export function generateNode(options: GenerateNodeOptions): GeneratedNode {
   config.node.baseURL = baseURL;
   config.server.basePath = new URL(baseURL).pathname.replace(/\/+$/, '');
   files.set('memberkit.config.json', JSON.stringify(config, null, 2) + '\n');
+  const release = options.release ?? findRelease();
+  const pkg = nodePackageJson(readText(source, 'package.json'), stem, release, dir);
+  files.set('package.json', JSON.stringify(pkg, null, 2) + '\n');
+  files.set('package-lock.json', JSON.stringify(releaseLockfile(release, dir, pkg), null, 2) + '\n');
   writeFiles(dir, files, modes);
   return { dir, adapter: options.adapter, identifier, files: [...files.keys()].sort() };
+}
+
+/**
+ * The node's package.json: `npm ci` installs the memberkit command (node_modules/.bin,
+ * which start.sh uses first) from the release's tarballs; `overrides` pin every
+ * @memberkit package to its tarball, so no @memberkit name is ever asked of a registry.
+ */
+function nodePackageJson(text: string, stem: string, release: Release, dir: string) {
+  const pkg = JSON.parse(text) as { name: string; version: string; dependencies: Record<string, string>; overrides?: Record<string, string> };
+  const specs = releaseSpecs(release, dir);
+  pkg.name = `${stem.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'memberkit'}-node`;
+  pkg.dependencies = { '@memberkit/cli': specs['@memberkit/cli']! };
+  pkg.overrides = specs;
+  return pkg;
 }
