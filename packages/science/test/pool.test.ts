@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SciencePool, ScienceCache } from '../src/index.js';
 import { deepMap, keywordFloodEml } from './hostile.js';
@@ -68,4 +70,22 @@ describe('SciencePool (worker threads, loaded from TypeScript source under vites
     await cache.resourceMap({ ...ref, serialVersion: 2 });
     expect(loads).toBe(2);
   });
+});
+
+// The compiled package (dist/, built by `tsc -b`, which `npm test` runs first) in a plain node
+// process without any loader: the worker is dist/worker.js, and idle workers let the process exit.
+const DIST = new URL('../dist/index.js', import.meta.url);
+describe.skipIf(!existsSync(fileURLToPath(DIST)))('SciencePool from compiled JS', () => {
+  it('reads in a worker and lets the process exit without close()', async () => {
+    const script = `
+      import { SciencePool } from ${JSON.stringify(DIST.href)};
+      const pool = new SciencePool({ threads: 1 });
+      const md = await pool.metadata('${EML}', Buffer.from('<eml:eml xmlns:eml="x"><dataset><title>from dist</title></dataset></eml:eml>'));
+      const deep = await pool.resourceMap('<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' + '<a>'.repeat(40000) + '</a>'.repeat(40000) + '</rdf:RDF>');
+      console.log(JSON.stringify([md.status === 'read' && md.value.title, deep]));`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}: ${stderr}`)) : resolve(stdout))),
+    );
+    expect(JSON.parse(out)).toEqual(['from dist', { status: 'not-indexed', reason: 'elements nested more than 256 deep' }]);
+  }, 60_000);
 });
