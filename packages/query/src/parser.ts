@@ -45,6 +45,8 @@ type Tok =
 
 const SPECIAL = new Set(['(', ')', '"', '[', ']', '{', '}', '^', '~', ':', '\\', ' ', '\t', '\n', '\r']);
 
+const WHITESPACE = /\s*/y;
+
 class Lexer {
   private i = 0;
   /** Set by the parser right after a `field:`: the next term may contain ':'. */
@@ -65,7 +67,10 @@ class Lexer {
   }
 
   private skipWs(): void {
-    while (this.i < this.s.length && /\s/.test(this.s[this.i]!)) this.i++;
+    // One sticky match (linear, no backtracking) instead of a regex call per character.
+    WHITESPACE.lastIndex = this.i;
+    WHITESPACE.test(this.s);
+    this.i = WHITESPACE.lastIndex;
   }
 
   /** Skip ^boost and ~fuzzy suffixes. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, parseQuery, parseSolrDate, QuerySyntaxError, type QueryNode } from '../src/parser.js';
 import { parseSolrParams } from '../src/solr-engine.js';
+import { QueryLimitError } from '../src/limits.js';
 import { engineParams } from '../src/extension.js';
 
 const term = (field: string, value: string): QueryNode => ({ kind: 'term', field, value });
@@ -168,5 +169,49 @@ describe('parseSolrParams and the URL remainder', () => {
     expect(engineParams('?q=*:*')).toEqual([['q', '*:*']]);
     expect(engineParams('/q=*:*&rows=1')).toEqual([['q', '*:*'], ['rows', '1']]);
     expect(engineParams('/')).toEqual([]);
+  });
+});
+
+describe('parse limits', () => {
+  const limitOf = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof QueryLimitError) return `${err.limit}=${err.value}`;
+      throw err;
+    }
+    return 'none';
+  };
+
+  it('refuses deep nesting, long terms, many wildcards and clauses, naming the limit', () => {
+    expect(limitOf(() => parseQuery('('.repeat(100_000)))).toBe('maxDepth=32');
+    expect(limitOf(() => parseQuery(`${'('.repeat(32)}a${')'.repeat(32)}`))).toBe('none');
+    expect(limitOf(() => parseQuery(`id:(${'('.repeat(32)}a${')'.repeat(32)})`))).toBe('maxDepth=32');
+    expect(limitOf(() => parseQuery('x'.repeat(1025)))).toBe('maxTermLength=1024');
+    expect(limitOf(() => parseQuery(`"${'x'.repeat(5000)}`))).toBe('maxTermLength=1024');
+    expect(limitOf(() => parseQuery('id:a*b*c*d*e*f*g*h*i*'))).toBe('maxWildcards=8');
+    expect(limitOf(() => parseQuery(Array.from({ length: 1025 }, (_, i) => `t${i}`).join(' OR ')))).toBe('maxClauses=1024');
+    // One budget shared by the q and fq of a request.
+    const budget = { remaining: 1024 };
+    parseQuery(Array.from({ length: 1000 }, (_, i) => `t${i}`).join(' '), { clauseBudget: budget });
+    expect(limitOf(() => parseQuery(Array.from({ length: 25 }, (_, i) => `t${i}`).join(' '), { clauseBudget: budget }))).toBe('maxClauses=1024');
+  });
+
+  it('parses in time linear in the input', () => {
+    // 1 MB of the shapes that used to cost most: whitespace, escapes, phrases, operators.
+    const inputs = [' '.repeat(1 << 20) + 'a', 'a\\:'.repeat(300) + ' b', `"${'ab '.repeat(300)}" `.repeat(3), 'NOT a AND b OR c '.repeat(60)];
+    for (const input of inputs) {
+      const t0 = performance.now();
+      parseQuery(input);
+      expect(performance.now() - t0, input.slice(0, 20)).toBeLessThan(500);
+    }
+  });
+
+  it('parseSolrParams: fq count, start and link clauses', () => {
+    const fqs = Array.from({ length: 101 }, () => ['fq', 'a'] as [string, string]);
+    expect(limitOf(() => parseSolrParams([['q', '*:*'], ...fqs]))).toBe('maxFilterQueries=100');
+    expect(limitOf(() => parseSolrParams([['q', '*:*'], ['start', '10000001']]))).toBe('maxStart=10000000');
+    expect(limitOf(() => parseSolrParams([['q', Array.from({ length: 65 }, (_, i) => `resourceMap:m${i}`).join(' ')]]))).toBe('maxLinkClauses=64');
+    expect(limitOf(() => parseSolrParams([['q', '*:*'], ['fq', 'id:a'], ['start', '5']], { limits: { maxFilterQueries: 0 } }))).toBe('maxFilterQueries=0');
   });
 });
