@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { doc } from '../config-schema.js';
 import type { TreeStorageAdapter } from '@memberkit/adapter-filesystem';
 
 // The adapter is imported when a backend is created, so that commands that never open one
@@ -11,10 +12,8 @@ export const filesystemStorage: StorageBackend<{ root: string; fsync: boolean }>
   type: 'filesystem',
   description: 'managed object store in a local folder',
   options: z.strictObject({
-    /** Where object bytes live. */
-    root: z.string().default('objects'),
-    /** fsync on commit (durable on return). */
-    fsync: z.boolean().default(true),
+    root: doc(z.string().default('objects'), 'The folder of uploaded bytes (hashed, sharded layout).'),
+    fsync: doc(z.boolean().default(true), 'fsync every commit, so an acknowledged upload survives a crash.'),
   }),
   create: async (o, ctx) => (await adapter()).createFilesystemStorage({ root: ctx.resolvePath(o.root), fsync: o.fsync }),
 };
@@ -24,10 +23,8 @@ export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean 
   type: 'tree',
   description: 'an existing directory tree, read-only, in place',
   options: z.strictObject({
-    /** The tree to expose. */
-    root: z.string().min(1),
-    /** Also serve dot-files and dot-folders. */
-    includeHidden: z.boolean().default(false),
+    root: doc(z.string().min(1), 'The directory tree to publish.'),
+    includeHidden: doc(z.boolean().default(false), 'Also publish dot-files and dot-folders.'),
   }),
   create: async (o, ctx) => (await adapter()).createTreeStorage({ root: ctx.resolvePath(o.root), includeHidden: o.includeHidden }),
   scanner: async (storage, catalogue, wrap, ctx) => {
@@ -51,8 +48,7 @@ export const sqliteCatalogue: CatalogueBackend<{ file: string }> = {
   type: 'sqlite',
   description: 'embedded SQLite catalogue and event log',
   options: z.strictObject({
-    /** The database file. */
-    file: z.string().default('memberkit.db'),
+    file: doc(z.string().default('memberkit.db'), 'The database file (WAL mode; several node processes on one machine may share it).'),
   }),
   create: async (o, ctx) => {
     const store = (await adapter()).openSqliteStore({ file: ctx.resolvePath(o.file) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { doc } from '../config-schema.js';
 import type { S3BucketScanner, S3BucketStorageAdapter, S3ConnectionOptions } from '@memberkit/adapter-s3';
 
 // Imported when a backend is created (the AWS SDK is large; most commands never need it).
@@ -7,23 +8,13 @@ import type { BackendContext, Scanner, StorageBackend } from './types.js';
 
 /** Where the bucket is and how to reach it (shared by both S3 backends). */
 const connection = {
-  /** The bucket (it must exist). */
-  bucket: z.string().min(1),
-  /** Key prefix the store lives under, e.g. "archive/2020/". Default: the whole bucket. */
-  prefix: z.string().default(''),
-  /** Endpoint of an S3-compatible service (MinIO, Ceph, R2...). Default: AWS. */
-  endpoint: z.string().url().optional(),
-  /** Region. Default: AWS_REGION / the AWS profile, else us-east-1. */
-  region: z.string().min(1).optional(),
-  /** Path-style addressing (endpoint/bucket/key), needed by most self-hosted servers. */
-  forcePathStyle: z.boolean().default(false),
-  /**
-   * Static credentials. Default (and recommended): the standard AWS credential chain
-   * (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, instance or container role).
-   */
-  credentials: z.strictObject({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() }).optional(),
-  /** Keys per ListObjectsV2 page (1..1000). */
-  listPageSize: z.number().int().min(1).max(1000).default(1000),
+  bucket: doc(z.string().min(1), 'The bucket (it must exist).'),
+  prefix: doc(z.string().default(''), 'Key prefix the store lives under, e.g. `archive/2020/`; empty: the whole bucket.'),
+  endpoint: doc(z.string().url().optional(), 'Endpoint of an S3-compatible service (MinIO, Ceph, R2...).', { shownDefault: 'AWS' }),
+  region: doc(z.string().min(1).optional(), 'Region.', { shownDefault: '`AWS_REGION` / the AWS profile, else `us-east-1`' }),
+  forcePathStyle: doc(z.boolean().default(false), 'Path-style addressing (endpoint/bucket/key), needed by most self-hosted servers.'),
+  credentials: doc(z.strictObject({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() }).optional(), 'Static credentials `{ "accessKeyId", "secretAccessKey", "sessionToken" }`. Better left out: the standard AWS chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, `AWS_PROFILE`, SSO, instance or container role) keeps secrets out of this file.', { leaf: true, shownDefault: 'the AWS chain' }),
+  listPageSize: doc(z.number().int().min(1).max(1000).default(1000), 'Keys per ListObjectsV2 page (1 to 1000).'),
 };
 
 type ConnectionConfig = z.infer<z.ZodObject<typeof connection>>;
@@ -42,10 +33,8 @@ function toConnection(o: ConnectionConfig): S3ConnectionOptions & { listPageSize
 
 const managedOptions = z.strictObject({
   ...connection,
-  /** Bytes per multipart part (at least 5 MiB). Memory per upload is about (queueSize + 1) × partSize. */
-  partSize: z.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024),
-  /** Parts uploaded at once per object. */
-  queueSize: z.number().int().min(1).default(4),
+  partSize: doc(z.number().int().min(5 * 1024 * 1024).default(8 * 1024 * 1024), 'Bytes per multipart part (at least 5 MiB). Memory per upload is about (queueSize + 1) × partSize.'),
+  queueSize: doc(z.number().int().min(1).default(4), 'Parts uploaded at once per object.'),
 });
 
 /** Managed storage in S3: uploaded bytes and replicas; several node processes may share the bucket. */

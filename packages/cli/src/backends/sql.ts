@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { doc } from '../config-schema.js';
 import type { SqlMapping } from '@memberkit/adapter-sql';
 import type { CatalogueBackend } from './types.js';
 
@@ -6,30 +7,13 @@ import type { CatalogueBackend } from './types.js';
 const MAPPING_KEYS = ['source', 'pid', 'sid', 'formatId', 'size', 'checksum', 'checksumAlgorithm', 'modified', 'uploaded', 'rightsHolder', 'submitter', 'access', 'location', 'obsolescence', 'fileName', 'nodeIdentifier'] as const satisfies ReadonlyArray<keyof SqlMapping>;
 
 const options = z.strictObject({
-  /** postgres (PostgreSQL 12+), mysql (MySQL 8 / MariaDB 10.6+) or sqlite. */
-  dialect: z.enum(['postgres', 'mysql', 'sqlite']),
-  /**
-   * The database: a URL (`postgres://user@host:5432/db`, `mysql://user:pass@host:3306/db`)
-   * or, for sqlite, a file path (relative to the configuration file). One of connection or
-   * connectionEnv is required.
-   */
-  connection: z.string().min(1).optional(),
-  /** Name of an environment variable holding the connection URL (keeps passwords out of the file). */
-  connectionEnv: z.string().min(1).optional(),
-  /** Pool size per node process (postgres, mysql). Default 10. */
-  poolSize: z.number().int().positive().default(10),
-  /** Migrate memberkit's tables (mk_*) on start. Default true. */
-  migrate: z.boolean().default(true),
-  /**
-   * Mapping mode: a legacy table, view or query published read-only (see the SqlMapping
-   * reference in adapters/sql/README.md). Absent: native mode (memberkit's own catalogue).
-   */
-  mapping: z.strictObject(Object.fromEntries(MAPPING_KEYS.map((k) => [k, z.unknown().optional()]))).optional(),
-  /**
-   * Mapping mode: the folder the mapping's `location` paths are relative to, read to compute
-   * checksums and sizes the archive lacks (usually the same root as `storage`).
-   */
-  filesRoot: z.string().min(1).optional(),
+  dialect: doc(z.enum(['postgres', 'mysql', 'sqlite']), 'The database: PostgreSQL 12+, MySQL 8 / MariaDB 10.6+ (`mysql`) or SQLite.'),
+  connection: doc(z.string().min(1).optional(), 'The database: a URL (`postgres://user@host:5432/db`, `mysql://user:pass@host:3306/db`) or, for sqlite, a file path. One of `connection` or `connectionEnv` is **required**.'),
+  connectionEnv: doc(z.string().min(1).optional(), 'Name of an environment variable holding the connection URL (keeps passwords out of this file).'),
+  poolSize: doc(z.number().int().positive().default(10), 'Connections per node process (postgres, mysql).'),
+  migrate: doc(z.boolean().default(true), "Create and migrate memberkit's tables (`mk_*`) on start."),
+  mapping: doc(z.strictObject(Object.fromEntries(MAPPING_KEYS.map((k) => [k, z.unknown().optional()]))).optional(), 'Mapping mode: a legacy table, view or query published read-only (the SqlMapping reference is in adapters/sql/README.md). Absent: native mode (memberkit\'s own catalogue).', { leaf: true, shownDefault: 'absent (native mode)' }),
+  filesRoot: doc(z.string().min(1).optional(), "Mapping mode: the folder the mapping's `location` paths are relative to, read to compute checksums and sizes the archive lacks (usually the same root as `storage`)."),
 }).refine((o) => o.connection !== undefined || o.connectionEnv !== undefined, { message: 'connection or connectionEnv is required' });
 
 /**
