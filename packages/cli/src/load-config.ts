@@ -5,16 +5,9 @@ import { CATALOGUE_BACKENDS, STORAGE_BACKENDS, catalogueBackend, storageBackend 
 import { describeIssues, nearestKey, parseJsonText } from './config-issues.js';
 import { configSchema, DEFAULT_NODE_IDENTIFIER, type MemberkitConfig } from './config-schema.js';
 
-export const CONFIG_FILE_NAME = 'memberkit.config.json';
-/** The first-run configuration's token signing key (private, PEM), beside the configuration. */
-export const DEV_KEY_FILE = 'dev-jwt-key.pem';
-/** Its public key, which the first-run configuration trusts in auth.jwt.keys. */
-export const DEV_PUBLIC_KEY_FILE = 'dev-jwt-key.pub.pem';
-export const DEV_SUBJECT = 'CN=memberkit developer,DC=local';
+import { CONFIG_FILE_NAME, ConfigError, DEV_KEY_FILE, DEV_PUBLIC_KEY_FILE, DEV_SUBJECT } from './node-files.js';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { CONFIG_FILE_NAME, ConfigError, DEV_KEY_FILE, DEV_PUBLIC_KEY_FILE, DEV_SUBJECT };
 
 export interface LoadedConfig {
   config: MemberkitConfig;

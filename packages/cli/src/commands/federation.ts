@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CoordinatingNodeClient } from '@memberkit/client';
-import { nodeIdentifierProblem } from '../config-schema.js';
-import { ConfigError, loadConfig, resolvePath, type LoadedConfig } from '../load-config.js';
+import type { LoadedConfig } from '../load-config.js';
+import { ConfigError } from '../node-files.js';
 
-// The client, the core and the node are imported by the actions that use them (a fast --help).
+// The configuration, the client, the core and the node are imported by the actions that use
+// them (a fast --help).
+const config = () => import('../load-config.js');
 
 interface CnOptions {
   config?: string;
@@ -18,6 +20,7 @@ interface CnOptions {
 /** A CN client from flags, else from the configuration's federation section. */
 async function cnClient(loaded: LoadedConfig, o: CnOptions): Promise<CoordinatingNodeClient> {
   const { CoordinatingNodeClient } = await import('@memberkit/client');
+  const { resolvePath } = await config();
   const f = loaded.config.federation;
   const baseUrl = o.cn ?? f?.cnBaseUrl;
   if (!baseUrl) throw new Error('name the Coordinating Node with --cn URL (or federation.cnBaseUrl in the configuration)');
@@ -59,8 +62,9 @@ function withCnOptions(cmd: Command): Command {
 /** `memberkit register` (CNRegister.register) and `memberkit update-node` (updateNodeCapabilities). */
 export function registerFederationCommands(program: Command): void {
   withCnOptions(program.command('register').description("register this node's Node document with a Coordinating Node")).action(async (dir: string, o: CnOptions) => {
-    const loaded = await loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
+    const loaded = await (await config()).loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
     // The production CN refuses other identifiers; say so before asking it.
+    const { nodeIdentifierProblem } = await import('../config-schema.js');
     const idProblem = nodeIdentifierProblem(loaded.config.node.identifier);
     if (idProblem) throw new ConfigError(`cannot register: ${idProblem} (change it in ${loaded.file})`);
     const client = await cnClient(loaded, o);
@@ -76,7 +80,7 @@ export function registerFederationCommands(program: Command): void {
   });
 
   withCnOptions(program.command('update-node').description("send this node's current Node document to the Coordinating Node (updateNodeCapabilities)")).action(async (dir: string, o: CnOptions) => {
-    const loaded = await loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
+    const loaded = await (await config()).loadConfig({ dataDir: dir, ...(o.config ? { configFile: o.config } : {}) });
     const client = await cnClient(loaded, o);
     try {
       const node = await nodeDocument(loaded);

@@ -1,7 +1,6 @@
 import { relative, resolve } from 'node:path';
-import * as prompts from '@clack/prompts';
+import type * as Prompts from '@clack/prompts';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { catalogueBackend, storageBackend } from '../backends/index.js';
 import { generateAdapter, type GeneratedAdapter } from '../generator/adapter.js';
 import { findMemberkitWorkspace, GeneratorError } from '../generator/files.js';
 import { checkAdapterName, checkPackageName, defaultPackageName } from '../generator/names.js';
@@ -29,6 +28,9 @@ interface NodeFlags {
   baseUrl?: string;
   yes?: boolean;
 }
+
+// The prompt library loads only when prompting (a fast --help and scripted runs).
+let prompts: typeof Prompts;
 
 /** Prompts only in a terminal, and never with --yes (scripts and CI pass flags). */
 function interactive(flags: { yes?: boolean }): boolean {
@@ -97,7 +99,8 @@ export function adapterNextSteps(result: GeneratedAdapter): string {
   return lines.join('\n');
 }
 
-export function nodeNextSteps(result: GeneratedNode): string {
+/** `offered(section, type)`: whether this CLI has the backend (backends/index.ts, loaded by the caller). */
+export function nodeNextSteps(result: GeneratedNode, offered: (section: 'storage' | 'catalogue', type: string) => boolean): string {
   const dir = display(result.dir);
   const lines = [
     `Created node ${result.identifier} (${result.adapter}: ${NODE_ADAPTERS[result.adapter]}) in ${dir}.`,
@@ -108,7 +111,7 @@ export function nodeNextSteps(result: GeneratedNode): string {
     `  ${dir}/README.md (systemd, Docker, health checks and logs)`,
   ];
   const backends = NODE_ADAPTER_BACKENDS[result.adapter];
-  const missing = [storageBackend(backends.storage) ? undefined : `storage "${backends.storage}"`, catalogueBackend(backends.catalogue) ? undefined : `catalogue "${backends.catalogue}"`].filter((x) => x !== undefined);
+  const missing = [offered('storage', backends.storage) ? undefined : `storage "${backends.storage}"`, offered('catalogue', backends.catalogue) ? undefined : `catalogue "${backends.catalogue}"`].filter((x) => x !== undefined);
   if (missing.length > 0) {
     lines.push('', `Note: this memberkit does not offer the ${missing.join(' and ')} backend yet; the configuration follows the adapter's options and will start once it does.`);
   }
@@ -117,6 +120,7 @@ export function nodeNextSteps(result: GeneratedNode): string {
 
 async function newAdapter(nameArg: string | undefined, flags: AdapterFlags): Promise<void> {
   const ask = interactive(flags);
+  if (ask) prompts = await import('@clack/prompts');
   if (ask) prompts.intro('memberkit new adapter');
   let name = nameArg;
   if (name === undefined) {
@@ -140,6 +144,7 @@ async function newAdapter(nameArg: string | undefined, flags: AdapterFlags): Pro
 
 async function newNode(dirArg: string | undefined, flags: NodeFlags): Promise<void> {
   const ask = interactive(flags);
+  if (ask) prompts = await import('@clack/prompts');
   if (ask) prompts.intro('memberkit new node');
   let dir = dirArg;
   if (dir === undefined) {
@@ -166,7 +171,9 @@ async function newNode(dirArg: string | undefined, flags: NodeFlags): Promise<vo
   }
   const result = generateNode({ dir, adapter, identifier, baseURL });
   if (ask) prompts.outro('Done.');
-  console.log(nodeNextSteps(result));
+  // The backend registry loads zod and its schemas: only here, not for every command.
+  const { catalogueBackend, storageBackend } = await import('../backends/index.js');
+  console.log(nodeNextSteps(result, (section, type) => (section === 'storage' ? storageBackend(type) : catalogueBackend(type)) !== undefined));
 }
 
 /** `memberkit new adapter <name>` and `memberkit new node <dir>`: start from the templates. */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { ConfigError, DEV_KEY_FILE, DEV_SUBJECT } from '../load-config.js';
+import { ConfigError, DEV_KEY_FILE, DEV_SUBJECT } from '../node-files.js';
 
 /**
  * `memberkit token --subject S [--ttl 1h] [--key file] [dir]`: print a JWT naming S, signed
