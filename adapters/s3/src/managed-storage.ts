@@ -3,6 +3,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import {
@@ -43,6 +44,14 @@ export interface S3StorageOptions extends S3StoreOptions {
    * rule `AbortIncompleteMultipartUpload` removes them: configure one (see README).
    */
   onWarning?: (message: string, cause?: unknown) => void;
+  /**
+   * `open` aborts multipart uploads under this store's `objects/` started longer ago than
+   * this (the uploads of a process killed mid-write, which S3 keeps invisibly). Default 24
+   * hours: an upload's owner cannot be known from S3, so a live upload of another process
+   * sharing the bucket must have had time to finish. A server without ListMultipartUploads
+   * (405/501) is skipped silently; other failures are reported to `onWarning`.
+   */
+  staleUploadMs?: number;
 }
 
 /**
@@ -76,14 +85,58 @@ export class S3StorageAdapter extends S3StoreBase implements StorageAdapter {
   readonly partSize: number;
   readonly queueSize: number;
   private readonly warn: (message: string, cause?: unknown) => void;
+  private readonly staleUploadMs: number;
 
   constructor(options: S3StorageOptions) {
     super(options);
+    this.staleUploadMs = options.staleUploadMs ?? 24 * 3600_000;
     this.partSize = options.partSize ?? 8 * MiB;
     this.queueSize = options.queueSize ?? 4;
     if (!Number.isInteger(this.partSize) || this.partSize < MIN_PART || this.partSize > MAX_PART) throw new AdapterError('invalid', 'partSize must be an integer from 5 MiB to 5 GiB');
     if (!Number.isInteger(this.queueSize) || this.queueSize < 1) throw new AdapterError('invalid', 'queueSize must be a positive integer');
     this.warn = options.onWarning ?? ((message, cause) => process.emitWarning(cause instanceof Error ? `${message}: ${cause.message}` : message, 'MemberkitS3Warning'));
+  }
+
+  override async open(): Promise<void> {
+    await super.open();
+    await this.abortStaleUploads(this.staleUploadMs);
+  }
+
+  /**
+   * Aborts the multipart uploads under `objects/` initiated more than `olderThanMs` ago (crash
+   * leftovers: invisible, but stored and billed). At most 10 listing pages per call. Never
+   * throws: a failure is reported to `onWarning`. Returns how many were aborted.
+   */
+  async abortStaleUploads(olderThanMs: number): Promise<number> {
+    const limit = Date.now() - olderThanMs;
+    let aborted = 0;
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    try {
+      for (let page = 0; page < 10; page++) {
+        const r = await this.client.send(new ListMultipartUploadsCommand({
+          Bucket: this.bucket,
+          Prefix: this.prefix + OBJECTS,
+          ...(keyMarker !== undefined ? { KeyMarker: keyMarker } : {}),
+          ...(uploadIdMarker !== undefined ? { UploadIdMarker: uploadIdMarker } : {}),
+        }));
+        for (const u of r.Uploads ?? []) {
+          if (!u.Key || !u.UploadId || !u.Initiated || u.Initiated.getTime() >= limit) continue;
+          await this.abortUpload(u.Key, u.UploadId);
+          aborted++;
+        }
+        if (!r.IsTruncated) break;
+        keyMarker = r.NextKeyMarker;
+        uploadIdMarker = r.NextUploadIdMarker;
+      }
+    } catch (e) {
+      // A server that cannot list uploads (s3rver: 405) cannot abort them either; nothing to do.
+      const status = statusOf(e);
+      if (status === 405 || status === 501) return aborted;
+      const what = (e as { name?: string }).name ?? String(status ?? 'error');
+      this.warn(`could not list the incomplete multipart uploads of ${this.bucket} (${what}); leftovers of a crash stay until a lifecycle rule (AbortIncompleteMultipartUpload) removes them`, e);
+    }
+    return aborted;
   }
 
   async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<S3ObjectInfo | undefined> {
