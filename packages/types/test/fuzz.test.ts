@@ -110,7 +110,7 @@ describe('XML decoder under fuzzing', () => {
       }),
       params(1.5),
     );
-  });
+  }, 120_000);
 
   it('random text and random bytes give a DecodeError (or a document), never anything else', () => {
     fc.assert(
