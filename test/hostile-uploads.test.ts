@@ -18,7 +18,7 @@ import { validateXml } from '@memberkit/testkit';
 import type { SystemMetadata } from '@memberkit/types';
 import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 import { clientSysmeta, createForm } from './support/sysmeta.js';
-import { PingMonitor } from './support/hostile/ping-monitor.js';
+import { PingMonitor, startControlServer } from './support/hostile/ping-monitor.js';
 import { CHROMIUM, executed, launchChromium, ScriptChecker } from './support/hostile/chromium-check.js';
 import * as doc from './support/hostile/documents.js';
 
@@ -45,6 +45,8 @@ interface Answer {
 interface CaseResult {
   case: string;
   worstPingMs: number;
+  /** The control server's latency at the moment of the worst ping: machine load, not the node. */
+  controlAtWorstMs: number | undefined;
   pings: number;
   failedPings: number;
   rssPeakBytes: number;
@@ -55,6 +57,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
   let dir: string;
   let node: NodeProcess;
   let monitor: PingMonitor;
+  let control: { url: string; stop(): void } | undefined;
   let browser: Browser;
   let chrome: ScriptChecker;
   const results: CaseResult[] = [];
@@ -109,7 +112,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     dir = mkdtempSync(join(tmpdir(), 'memberkit-hostile-'));
     writeConfig(dir, { extensions: { views: true, packages: true, query: { enabled: true } } });
     baselineStartMs = await startNode();
-    monitor = new PingMonitor(node.baseUrl, 100);
+    control = await startControlServer();
+    monitor = new PingMonitor(node.baseUrl, 100, { controlUrl: control.url });
     browser = await launchChromium();
     chrome = await ScriptChecker.open(browser);
   }, 60_000);
@@ -119,10 +123,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     await browser?.close();
     if (node) await stopNode();
     await monitor?.stop();
+    control?.stop();
     const worst = results.reduce<CaseResult | undefined>((w, r) => (!w || r.worstPingMs > w.worstPingMs ? r : w), undefined);
     const summary = {
       worstPingMs: worst?.worstPingMs ?? 0,
       worstPingCase: worst?.case,
+      controlAtWorstPingMs: worst?.controlAtWorstMs,
       rssPeakBytes: rssPeak,
       rssPeakMiB: Math.round(rssPeak / 1048576),
       restart,
@@ -132,7 +138,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     };
     writeFileSync(REPORT_FILE, `${JSON.stringify(summary, null, 2)}\n`);
     console.log(
-      `hostile uploads: worst ping ${summary.worstPingMs} ms (${summary.worstPingCase}), node RSS high-water ${summary.rssPeakMiB} MiB, restart to first ping ${restart.firstPingMs ?? '-'} ms (first start ${baselineStartMs} ms), crashes ${crashes.length}; details in ${REPORT_FILE}`,
+      `hostile uploads: worst ping ${summary.worstPingMs} ms (${summary.worstPingCase}; a trivial server took ${summary.controlAtWorstPingMs ?? '-'} ms then), node RSS high-water ${summary.rssPeakMiB} MiB, restart to first ping ${restart.firstPingMs ?? '-'} ms (first start ${baselineStartMs} ms), crashes ${crashes.length}; details in ${REPORT_FILE}`,
     );
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
@@ -163,10 +169,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
           const w = monitor.window(since, PING_LIMIT_MS);
           const crashed = !alive();
           if (!crashed) notePeak();
-          results.push({ case: name, worstPingMs: Math.round(w.worst), pings: w.count, failedPings: w.failures.length, rssPeakBytes: node.rss().peak, crashed });
+          results.push({ case: name, worstPingMs: Math.round(w.worst), controlAtWorstMs: w.controlAtWorst && Math.round(w.controlAtWorst), pings: w.count, failedPings: w.failures.length, rssPeakBytes: node.rss().peak, crashed });
           expect.soft(crashed, `${name}: the node died:\n${node.output().slice(-2000)}`).toBe(false);
           expect.soft(w.failures.length, `${name}: ${w.failures.length} of ${w.count} pings failed (first at +${w.failures[0] ? w.failures[0].at - since : 0} ms)`).toBe(0);
-          expect.soft(Math.round(w.worst), `${name}: worst ping ${Math.round(w.worst)} ms; ${w.slow.length} pings over ${PING_LIMIT_MS} ms`).toBeLessThan(PING_LIMIT_MS);
+          expect.soft(Math.round(w.worst), `${name}: worst ping ${Math.round(w.worst)} ms (a trivial server in another process took ${Math.round(w.controlAtWorst ?? NaN)} ms then); ${w.slow.length} pings over ${PING_LIMIT_MS} ms`).toBeLessThan(PING_LIMIT_MS);
         }
       },
       budgetMs + 60_000,
@@ -207,6 +213,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     return false;
   }
 
+  /** A header value carrying CR/LF splits the response: no header line may hold one, and no `X-Injected` header may appear. */
+  function expectNoInjectedHeader(label: string, headers: Headers): void {
+    expect.soft(headers.get('x-injected'), `${label}: an injected header`).toBeNull();
+    headers.forEach((v, k) => expect.soft(`${k}: ${v}`, `${label}: header with CR/LF`).not.toMatch(/[\r\n]/));
+  }
+
   const view = (pid: string, theme = 'default', init: RequestInit & { who?: Who } = {}): Promise<Answer> => call(`/v2/views/${theme}/${encodeURIComponent(pid)}`, init);
 
   /** A quoted, URL-encoded Solr term. */
@@ -224,7 +236,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
       current();
       const t0 = Date.now();
       const c = await chrome.check(url, headers);
-      if (process.env.HOSTILE_DEBUG) console.log(`checkPage ${theme}/${pid}: ${Date.now() - t0} ms`, JSON.stringify({ ...c, unsafeLinks: c.unsafeLinks.length, dialogs: c.dialogs.length }));
+      if (process.env.HOSTILE_DEBUG) console.log(`chromium ${theme}/${pid}: ${Date.now() - t0} ms`, JSON.stringify({ ...c, unsafeLinks: c.unsafeLinks.length, dialogs: c.dialogs.length }));
       expect.soft(c.error, `${label}: ${theme} page of ${pid} did not load`).toBeUndefined();
       if (!c.downloaded) expect.soft(c.status, `${label}: ${theme} page of ${pid}`).toBe(200);
       expect.soft(executed(c), `${label}: script ran or could run on the ${theme} page of ${pid}: ${JSON.stringify({ pwned: c.pwned, dialogs: c.dialogs, console: c.console, unsafeLinks: c.unsafeLinks.map((u) => u.slice(0, 80)), contentType: c.contentType })}`).toBe(false);
@@ -269,7 +281,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     const mapPid = 'xss-map';
     expect(await upload('script map', 'alice', mapPid, doc.resourceMap(mapPid, emlPid, [dataPid, ...(pidAccepted ? [scriptPid] : [])]), { formatId: doc.ORE_FORMAT })).toBe(true);
 
-    for (const pid of [emlPid, dataPid, mapPid, ...typed, ...(pidAccepted ? [scriptPid] : [])]) await expectNoScript('script', pid);
+    for (const pid of [emlPid, dataPid, mapPid, ...(pidAccepted ? [scriptPid] : [])]) await expectNoScript('script', pid);
+    // The uploader's media type changes only how the metadata view serves the bytes.
+    for (const pid of typed) await expectNoScript('script', pid, {}, ['metadata']);
     for (const pid of [emlPid, dataPid, ...typed.slice(0, 1)]) await expectSafeHeaders('script', pid);
     // The download itself is an attachment: never rendered on the node's origin.
     if (typed[0]) {
@@ -290,7 +304,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
         const pid = `jsurl-${kind}-${i}`;
         // Attributes need the quote escaped; element text keeps the URL as written.
         const bytes = make(pid, url.replace(/"/g, '&quot;'));
-        if (await upload(`javascript: URL (${kind})`, 'alice', pid, bytes, { formatId })) await expectNoScript(`javascript: URL (${kind} #${i})`, pid, {}, ['default', 'jsonld']);
+        if (await upload(`javascript: URL (${kind})`, 'alice', pid, bytes, { formatId })) await expectNoScript(`javascript: URL (${kind} #${i})`, pid, {}, i === 0 ? ['default', 'jsonld'] : ['default']);
       }
     }
   });
@@ -399,7 +413,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
       ] as const) {
         const a = await call(path, { method });
         expect.soft(a.status, `${label}: ${what} after create`).toBe(200);
-        a.headers.forEach((v, k) => expect.soft(`${k}: ${v}`, `${label}: ${what} header`).not.toMatch(/[\r\n]|X-Injected/i));
+        expectNoInjectedHeader(`${label}: ${what}`, a.headers);
       }
     }
     // Reads of these objects close every file they open.
@@ -422,7 +436,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
       if (u.status !== 200) await expectDataOneRefusal('updateSystemMetadata with CR/LF media type', u);
       const g = await call(`/v2/object/${pid}`);
       expect.soft(g.status, 'get after updateSystemMetadata').toBe(200);
-      g.headers.forEach((v, k) => expect.soft(`${k}: ${v}`, 'get header after updateSystemMetadata').not.toMatch(/[\r\n]|X-Injected/i));
+      expectNoInjectedHeader('get after updateSystemMetadata', g.headers);
     }
   });
 
@@ -500,10 +514,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     if (await upload('large EML', 'alice', pid, doc.largeEml(pid), { formatId: doc.EML_FORMAT })) await readsOf('large EML', pid);
   }, 120_000);
 
-  hostile('link flood: 150 maps aggregating one object, viewed anonymously', async () => {
+  hostile('link flood: 100 maps aggregating one object, viewed anonymously', async () => {
     expect(await upload('flood target', 'alice', 'flood-target', 't\n', { formatId: 'text/plain' })).toBe(true);
     expect(await upload('flood eml', 'alice', 'flood-eml', doc.plainEml('flood-eml', 'Flood', 'Floodsurname'), { formatId: doc.EML_FORMAT })).toBe(true);
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 100; i++) {
       const ok = await upload('flood map', 'alice', `flood-map-${i}`, doc.resourceMap(`flood-map-${i}`, 'flood-eml', ['flood-target']), { formatId: doc.ORE_FORMAT });
       if (!ok) break;
     }
@@ -555,7 +569,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     expect.soft(alive(), `the node died at start:\n${node.output().slice(-2000)}`).toBe(true);
     expect.soft(startMs, `restart to first ping took ${startMs} ms; a start on the empty folder took ${baselineStartMs} ms`).toBeLessThan(baselineStartMs + RESTART_EXTRA_MS);
     // Start-up work (index catch-up) must not block or kill it either.
-    await new Promise((r) => setTimeout(r, 15_000));
+    await new Promise((r) => setTimeout(r, 10_000));
     const landing = await view('alice-data');
     expect.soft(landing.status, 'landing page after restart').toBe(200);
     await monitor.settle(Date.now());
@@ -563,9 +577,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     restart.worstPingAfterMs = Math.round(w.worst);
     const crashed = !alive();
     if (!crashed) notePeak();
-    results.push({ case: 'restart', worstPingMs: Math.round(w.worst), pings: w.count, failedPings: w.failures.length, rssPeakBytes: crashed ? 0 : node.rss().peak, crashed });
+    results.push({ case: 'restart', worstPingMs: Math.round(w.worst), controlAtWorstMs: w.controlAtWorst && Math.round(w.controlAtWorst), pings: w.count, failedPings: w.failures.length, rssPeakBytes: crashed ? 0 : node.rss().peak, crashed });
     expect.soft(crashed, `the node died after the restart:\n${node.output().slice(-2000)}`).toBe(false);
     expect.soft(w.failures.length, `${w.failures.length} of ${w.count} pings after the restart failed`).toBe(0);
-    expect.soft(Math.round(w.worst), 'worst ping after the restart (ms)').toBeLessThan(PING_LIMIT_MS);
+    expect.soft(Math.round(w.worst), `worst ping after the restart (control ${Math.round(w.controlAtWorst ?? NaN)} ms)`).toBeLessThan(PING_LIMIT_MS);
   }, 90_000);
 });

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 
 export interface PingSample {
@@ -7,10 +8,17 @@ export interface PingSample {
   ms: number;
   /** HTTP status, or 0 when the request failed or timed out. */
   status: number;
+  /**
+   * Latency of a trivial server in another process pinged at the same moment: when it is
+   * slow too, the machine (not the node) was busy.
+   */
+  controlMs?: number;
 }
 
 export interface PingWindow {
   worst: number;
+  /** The control server's latency during the node's worst ping. */
+  controlAtWorst: number | undefined;
   count: number;
   failures: PingSample[];
   slow: PingSample[];
@@ -29,15 +37,19 @@ parentPort.on('message', (m) => {
 async function loop() {
   while (!stopped) {
     const at = Date.now();
-    const t0 = performance.now();
-    let status = 0;
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(workerData.timeoutMs), cache: 'no-store' });
-      await res.arrayBuffer();
-      status = res.status;
-    } catch {}
-    const ms = performance.now() - t0;
-    parentPort.postMessage({ at, ms, status });
+    const timed = async (u) => {
+      const t0 = performance.now();
+      let status = 0;
+      try {
+        const res = await fetch(u, { signal: AbortSignal.timeout(workerData.timeoutMs), cache: 'no-store' });
+        await res.arrayBuffer();
+        status = res.status;
+      } catch {}
+      return { ms: performance.now() - t0, status };
+    };
+    const [node, control] = await Promise.all([timed(url), workerData.controlUrl ? timed(workerData.controlUrl) : undefined]);
+    const ms = node.ms;
+    parentPort.postMessage({ at, ms, status: node.status, ...(control ? { controlMs: control.ms } : {}) });
     await new Promise((r) => setTimeout(r, Math.max(0, workerData.intervalMs - ms)));
   }
   parentPort.postMessage({ type: 'stopped' });
@@ -54,8 +66,8 @@ export class PingMonitor {
   private readonly worker: Worker;
   private paused = false;
 
-  constructor(baseUrl: string, readonly intervalMs = 100, timeoutMs = 30_000) {
-    this.worker = new Worker(WORKER, { eval: true, workerData: { url: `${baseUrl}/v2/monitor/ping`, intervalMs, timeoutMs } });
+  constructor(baseUrl: string, readonly intervalMs = 100, options: { timeoutMs?: number; controlUrl?: string } = {}) {
+    this.worker = new Worker(WORKER, { eval: true, workerData: { url: `${baseUrl}/v2/monitor/ping`, intervalMs, timeoutMs: options.timeoutMs ?? 30_000, controlUrl: options.controlUrl } });
     this.worker.on('message', (m: PingSample | { type: string }) => {
       if ('ms' in m && !this.paused) this.samples.push(m);
     });
@@ -85,8 +97,10 @@ export class PingMonitor {
   /** Samples sent at or after `since` (ms since epoch). */
   window(since: number, limitMs = 1000): PingWindow {
     const w = this.samples.filter((s) => s.at >= since);
+    const worst = w.reduce<PingSample | undefined>((m, s) => (!m || s.ms > m.ms ? s : m), undefined);
     return {
-      worst: w.reduce((m, s) => Math.max(m, s.ms), 0),
+      worst: worst?.ms ?? 0,
+      controlAtWorst: worst?.controlMs,
       count: w.length,
       failures: w.filter((s) => s.status !== 200),
       slow: w.filter((s) => s.ms > limitMs),
@@ -101,4 +115,17 @@ export class PingMonitor {
     this.worker.postMessage({ type: 'stop' });
     await this.worker.terminate();
   }
+}
+
+/**
+ * A trivial HTTP server in its own process: the monitor's control. Its latency is what the
+ * machine alone costs (CPU starvation by other processes), next to the node's.
+ */
+export async function startControlServer(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['-e', "require('http').createServer((q, r) => r.end()).listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`control server exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/`, stop: () => void child.kill() };
 }
