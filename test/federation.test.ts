@@ -75,7 +75,7 @@ describe('federation: replication between two nodes through a Coordinating Node'
     const dirA = join(work, 'a');
     dirB = join(work, 'b');
     writeConfig(dirA, {
-      node: { identifier: 'urn:node:A', subject: 'CN=urn:node:A,DC=dataone,DC=org' },
+      node: { identifier: 'urn:node:NodeA', subject: 'CN=urn:node:NodeA,DC=dataone,DC=org' },
       access: { administrators: [], cnSubjects: [CN_SUBJECT] },
       federation: { cnBaseUrl: cn.baseUrl, checkReservations: true },
     });
@@ -92,9 +92,9 @@ describe('federation: replication between two nodes through a Coordinating Node'
       cwd: ROOT,
       env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.dev.json') },
     });
-    const registered = cn.nodes.get('urn:node:A');
+    const registered = cn.nodes.get('urn:node:NodeA');
     expect(registered?.type).toBe('mn');
-    cn.nodes.set('urn:node:A', { ...registered!, baseURL: a.baseUrl });
+    cn.nodes.set('urn:node:NodeA', { ...registered!, baseURL: a.baseUrl });
     await startB();
     writerA = new MemberNodeClient({ baseUrl: a.baseUrl, token: TOKENS.writer });
     cnToA = new MemberNodeClient({ baseUrl: a.baseUrl, token: TOKENS.cn });
@@ -113,7 +113,7 @@ describe('federation: replication between two nodes through a Coordinating Node'
     await writerA.create('fed/public', bytes, sysmeta('fed/public', bytes));
     const sm = await writerA.getSystemMetadata('fed/public');
     const client = cnToB();
-    expect(await client.replicate(sm, 'urn:node:A')).toBe(true);
+    expect(await client.replicate(sm, 'urn:node:NodeA')).toBe(true);
     const report = await cn.waitForReplicationStatus('fed/public', 'completed');
     expect(report.nodeRef).toBe('urn:node:B');
     const got = await bytesOf((await new MemberNodeClient({ baseUrl: b.baseUrl }).get('fed/public')).stream);
@@ -132,7 +132,7 @@ describe('federation: replication between two nodes through a Coordinating Node'
   it('refuses replicate from callers that are not Coordinating Nodes', async () => {
     const writerB = new MemberNodeClient({ baseUrl: b.baseUrl });
     const bytes = Buffer.from('x');
-    const err = await writerB.replicate(sysmeta('fed/nope', bytes), 'urn:node:A').catch((e: unknown) => e);
+    const err = await writerB.replicate(sysmeta('fed/nope', bytes), 'urn:node:NodeA').catch((e: unknown) => e);
     expect(DataONEException.is(err) && err.exceptionName).toBe('NotAuthorized');
     expect(DataONEException.is(err) && err.detailCode).toBe('2152');
   });
@@ -147,12 +147,12 @@ describe('federation: replication between two nodes through a Coordinating Node'
     expect(DataONEException.is(denied) && denied.exceptionName).toBe('NotAuthorized');
     // B's replication job hits the same refusal and reports FAILED with the reason.
     const client = cnToB();
-    await client.replicate(sm, 'urn:node:A');
+    await client.replicate(sm, 'urn:node:NodeA');
     const failed = await cn.waitForReplicationStatus('fed/private', 'failed');
     expect(failed.failure?.description).toMatch(/NotAuthorized|may not replicate/);
     // Once the CN authorizes B, replication succeeds.
     cn.replicationAuthorizations.add(`fed/private\n${B_SUBJECT}`);
-    await client.replicate(sm, 'urn:node:A');
+    await client.replicate(sm, 'urn:node:NodeA');
     await cn.waitForReplicationStatus('fed/private', 'completed');
     const cnReadsB = await bytesOf((await client.get('fed/private')).stream);
     expect(cnReadsB.equals(bytes)).toBe(true);
@@ -179,7 +179,7 @@ describe('federation: replication between two nodes through a Coordinating Node'
     await writerA.create('fed/big', { stream: (async function* () { for (let o = 0; o < big.length; o += 1 << 20) yield big.subarray(o, o + (1 << 20)); })(), size: big.length }, sysmeta('fed/big', big));
     const sm = await writerA.getSystemMetadata('fed/big');
     const client = cnToB();
-    await client.replicate(sm, 'urn:node:A');
+    await client.replicate(sm, 'urn:node:NodeA');
     await client.close();
     await new Promise((r) => setTimeout(r, 250));
     await b.stop('SIGKILL');
