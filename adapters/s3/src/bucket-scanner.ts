@@ -2,17 +2,15 @@ import { posix } from 'node:path';
 import {
   AdapterError,
   createChecksumHash,
-  formatById,
-  formatByMediaType,
   formatForFileName,
   identifierProblem,
-  OCTET_STREAM_FORMAT_ID,
   type AccessPolicy,
   type CatalogueChange,
   type MetadataAdapter,
   type ObjectRecord,
   type StoredSystemMetadata,
 } from '@memberkit/types';
+import { FormatRules, FormatRulesError, HEAD_BYTES, type FormatIdentification } from '@memberkit/science';
 import type { S3BucketStorageAdapter } from './bucket-storage.js';
 import type { S3Entry } from './s3-base.js';
 
@@ -40,8 +38,14 @@ export interface S3BucketScannerOptions {
    * is skipped and reported.
    */
   pidRule?: (key: string) => string;
-  /** Extension (no dot, lower case) → formatId. Otherwise by extension, then by Content-Type. */
+  /**
+   * Glob (`**\/*.eml.xml`, `data/**`) or extension (`xml`, no dot) → formatId, before the
+   * format is identified from the object's first bytes, its extension, then its Content-Type
+   * (see @memberkit/science FormatRules). Every value must be in the federation's list or in `extraFormats`.
+   */
   formatOverrides?: Record<string, string>;
+  /** formatIds outside the federation's list that may be published (by override or identification). */
+  extraFormats?: string[];
   rightsHolder: string;
   /** Default: the rightsHolder. */
   submitter?: string;
@@ -107,6 +111,8 @@ interface StateRow {
   checksum: string;
   scan: number;
   stamp: number;
+  /** formatId the scanner identified for this object version (null: recorded before identification by content). */
+  format: string | null;
 }
 
 /** An examined object's change, planned against the catalogue's record. */
@@ -121,11 +127,14 @@ interface Candidate {
   entry: S3Entry;
   pid: string;
   previous: StateRow | undefined;
+  /** Unchanged bytes whose format is identified again: only the head is read. */
+  reidentify?: boolean;
 }
 
 interface Examined extends Candidate {
   checksum: string;
   mediaType: string | undefined;
+  format: FormatIdentification;
 }
 
 const STATE_SCHEMA = `
@@ -170,6 +179,7 @@ export class S3BucketScanner {
   private readonly now: () => Date;
   private readonly pidRule: (key: string) => string;
   private readonly source: string;
+  private readonly formats: FormatRules;
   private lastStamp = 0;
   private schemaReady = false;
   private running: Promise<S3ScanReport> | undefined;
@@ -184,6 +194,12 @@ export class S3BucketScanner {
     this.now = options.now ?? (() => new Date());
     this.pidRule = options.pidRule ?? pidFromKey;
     this.source = `s3://${options.storage.bucket}/${options.storage.prefix}`;
+    try {
+      this.formats = new FormatRules({ overrides: options.formatOverrides ?? {}, extraFormats: options.extraFormats ?? [] });
+    } catch (e) {
+      if (e instanceof FormatRulesError) throw new AdapterError('invalid', e.message);
+      throw e;
+    }
   }
 
   /** Runs one scan; a call while one runs waits for it and then runs one more (at most one queued). */
@@ -246,6 +262,10 @@ export class S3BucketScanner {
     const db = this.options.stateDatabase;
     if (!this.schemaReady) {
       db.exec(STATE_SCHEMA);
+      // Added with identification by content; rows of earlier versions hold null.
+      if (!(db.prepare('PRAGMA table_info(s3_wrap_keys)').all() as Array<{ name: string }>).some((c) => c.name === 'format')) {
+        db.exec('ALTER TABLE s3_wrap_keys ADD COLUMN format TEXT');
+      }
       this.schemaReady = true;
     }
     return db;
@@ -298,7 +318,11 @@ export class S3BucketScanner {
         continue;
       }
       const previous = getRow.get(this.source, entry.key) as StateRow | undefined;
-      if (previous && previous.pid === pid && previous.size === entry.size && previous.etag === entry.etag && previous.algorithm === this.algorithm) {
+      const unchanged = previous && previous.pid === pid && previous.size === entry.size && previous.etag === entry.etag && previous.algorithm === this.algorithm;
+      if (unchanged && this.formatStale(previous)) {
+        // Same bytes, recorded before identification by content or under other overrides: read the head once.
+        work.push({ entry, pid, previous, reidentify: true });
+      } else if (unchanged) {
         report.unchanged++;
         touched.push(entry.key);
         if (touched.length >= 1000) flushTouched();
@@ -363,17 +387,22 @@ export class S3BucketScanner {
       return undefined;
     }
     const entry: S3Entry = { key: item.entry.key, size: info.size, modified: info.modified, etag: info.etag };
+    if (item.reidentify && item.previous && info.etag === item.previous.etag && info.size === item.previous.size) {
+      return { ...item, entry, checksum: item.previous.checksum, mediaType: info.mediaType, format: await this.identify(entry, info.mediaType, undefined, signal) };
+    }
     if (this.algorithm === 'MD5' && info.md5 !== undefined) {
       report.fromEtag++;
-      return { ...item, entry, checksum: info.md5, mediaType: info.mediaType };
+      return { ...item, entry, checksum: info.md5, mediaType: info.mediaType, format: await this.identify(entry, info.mediaType, undefined, signal) };
     }
     // IfMatch: S3 refuses to serve other bytes than the ETag's; the HEAD after catches servers that ignore it.
     const read = await storage.read(entry.key, { ...opts, ifMatch: entry.etag });
     const hash = createChecksumHash(this.algorithm);
     let bytes = 0;
+    const head: Buffer[] = []; // the first HEAD_BYTES, for identification, from the same read
     if (read !== undefined) {
       for await (const chunk of read.stream) {
         hash.update(chunk as Buffer);
+        if (bytes < HEAD_BYTES) head.push(chunk as Buffer);
         bytes += (chunk as Buffer).length;
       }
     }
@@ -382,7 +411,34 @@ export class S3BucketScanner {
       report.skipped.push({ key: entry.key, reason: 'changed or removed while being read; retried at the next scan' });
       return undefined;
     }
-    return { ...item, entry, checksum: hash.digest('hex'), mediaType: info.mediaType };
+    const first = new Uint8Array(Buffer.concat(head).subarray(0, HEAD_BYTES));
+    return { ...item, entry, checksum: hash.digest('hex'), mediaType: info.mediaType, format: await this.identify(entry, info.mediaType, first, signal) };
+  }
+
+  /** True when an unchanged object's recorded format may no longer be what identification says. */
+  private formatStale(row: StateRow): boolean {
+    if (row.format === null || row.format === undefined) return true;
+    const override = this.formats.overrideFor(row.key);
+    return override !== undefined && override.formatId !== row.format;
+  }
+
+  /** The object's format: its override, else from its first HEAD_BYTES (a ranged GET when not read already). */
+  private async identify(entry: S3Entry, mediaType: string | undefined, head: Uint8Array | undefined, signal: AbortSignal | undefined): Promise<FormatIdentification> {
+    let bytes: Uint8Array = head ?? new Uint8Array();
+    if (head === undefined && entry.size > 0 && this.formats.needsContent(entry.key)) {
+      try {
+        const read = await this.options.storage.read(entry.key, { range: { start: 0, end: HEAD_BYTES - 1 }, ifMatch: entry.etag, ...(signal ? { signal } : {}) });
+        if (read !== undefined) {
+          const chunks: Buffer[] = [];
+          for await (const chunk of read.stream) chunks.push(chunk as Buffer);
+          bytes = new Uint8Array(Buffer.concat(chunks).subarray(0, HEAD_BYTES));
+        }
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        // Unreadable head: the name and Content-Type decide.
+      }
+    }
+    return this.formats.identify(entry.key, { name: posix.basename(entry.key), head: bytes, size: entry.size, ...(mediaType && !isGeneric(mediaType) ? { mediaType } : {}) });
   }
 
   /** dateSysMetadataModified for a batch: the clock, but strictly after every stamp set before. */
@@ -398,8 +454,8 @@ export class S3BucketScanner {
    */
   private async plan(item: Examined, base: number, scanId: number): Promise<Planned | { skip: string }> {
     const catalogue = this.options.catalogue;
-    const { entry, pid, previous, checksum, mediaType } = item;
-    const state: StateRow = { source: this.source, key: entry.key, pid, size: entry.size, etag: entry.etag, algorithm: this.algorithm, checksum, scan: scanId, stamp: base };
+    const { entry, pid, previous, checksum, format } = item;
+    const state: StateRow = { source: this.source, key: entry.key, pid, size: entry.size, etag: entry.etag, algorithm: this.algorithm, checksum, scan: scanId, stamp: base, format: format.formatId };
     const change: CatalogueChange = {};
     // The PID rule changed since the key was last seen: its old record goes.
     if (previous && previous.pid !== pid) {
@@ -408,12 +464,15 @@ export class S3BucketScanner {
     }
     const existing = await catalogue.get(pid);
     if (existing === undefined) {
-      change.insert = [this.newRecord(entry, pid, checksum, mediaType, base)];
+      change.insert = [this.newRecord(entry, pid, checksum, format, base)];
       return { item, change, outcome: 'added', state };
     }
     if (existing.storageKey !== entry.key) return { skip: `identifier ${pid} is already used by another object` };
+    // The scanner corrects only a format it set itself (an administrator's choice stays).
+    const setByScanner = previous?.format ?? this.legacyFormat(entry.key);
+    const reformat = existing.sysmeta.formatId === setByScanner && existing.sysmeta.formatId !== format.formatId;
     if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
-      && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
+      && existing.sysmeta.checksum.value.toLowerCase() === checksum && !reformat) {
       // Same bytes (re-uploaded, the cache row was lost, or a concurrent scan recorded it): nothing to tell the CN.
       state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
       return { item, change, outcome: 'unchanged', state };
@@ -427,6 +486,7 @@ export class S3BucketScanner {
       checksum: { algorithm: this.algorithm, value: checksum },
       serialVersion: existing.sysmeta.serialVersion + 1,
       dateSysMetadataModified: new Date(stamp),
+      ...(reformat ? { formatId: format.formatId, mediaType: { name: format.mediaType, property: [] } } : {}),
     };
     change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
     return { item, change, outcome: 'changed', state };
@@ -468,10 +528,11 @@ export class S3BucketScanner {
     }
     // max(): a concurrent scan with a later scan number may have seen the key already; never
     // move its mark back, or that scan would take the key for gone.
-    const upsert = this.db().prepare(`INSERT INTO s3_wrap_keys (source, key, pid, size, etag, algorithm, checksum, scan, stamp)
-      VALUES (@source, @key, @pid, @size, @etag, @algorithm, @checksum, @scan, @stamp)
+    const upsert = this.db().prepare(`INSERT INTO s3_wrap_keys (source, key, pid, size, etag, algorithm, checksum, scan, stamp, format)
+      VALUES (@source, @key, @pid, @size, @etag, @algorithm, @checksum, @scan, @stamp, @format)
       ON CONFLICT (source, key) DO UPDATE SET pid = excluded.pid, size = excluded.size, etag = excluded.etag,
-        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = max(scan, excluded.scan), stamp = max(stamp, excluded.stamp)`);
+        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = max(scan, excluded.scan), stamp = max(stamp, excluded.stamp),
+        format = excluded.format`);
     const keep = this.db().prepare('UPDATE s3_wrap_keys SET scan = max(scan, ?) WHERE source = ? AND key = ?');
     this.transaction(() => {
       for (const c of applied) upsert.run(c.state);
@@ -569,9 +630,8 @@ export class S3BucketScanner {
     }
   }
 
-  private newRecord(entry: S3Entry, pid: string, checksum: string, mediaType: string | undefined, stamp: number): ObjectRecord {
+  private newRecord(entry: S3Entry, pid: string, checksum: string, format: FormatIdentification, stamp: number): ObjectRecord {
     const fileName = posix.basename(entry.key);
-    const format = this.formatOf(fileName, mediaType);
     const { rightsHolder, submitter, accessPolicy, nodeId } = this.options;
     const sysmeta: StoredSystemMetadata = {
       serialVersion: 1,
@@ -595,16 +655,16 @@ export class S3BucketScanner {
     return { sysmeta, storageKey: entry.key, isReplica: false };
   }
 
-  /** Override by extension, else the extension's format, else the Content-Type's, else octet-stream. */
-  private formatOf(fileName: string, mediaType: string | undefined): { formatId: string; mediaType: string } {
+  /**
+   * The format scanners before identification by content gave an object (extension override,
+   * else the list's first entry for the extension). The Content-Type reading they also made is
+   * not repeated: such records keep their format.
+   */
+  private legacyFormat(key: string): string {
+    const fileName = posix.basename(key);
     const dot = fileName.lastIndexOf('.');
     const ext = dot > 0 ? fileName.slice(dot + 1).toLowerCase() : '';
-    const override = ext ? this.options.formatOverrides?.[ext] : undefined;
-    if (override !== undefined) return { formatId: override, mediaType: formatById(override)?.mediaType ?? 'application/octet-stream' };
-    const byName = formatForFileName(fileName);
-    if (byName.formatId !== OCTET_STREAM_FORMAT_ID || mediaType === undefined) return byName;
-    const byType = isGeneric(mediaType) ? undefined : formatByMediaType(mediaType);
-    return byType ?? byName;
+    return (ext ? this.options.formatOverrides?.[ext] : undefined) ?? formatForFileName(fileName).formatId;
   }
 }
 

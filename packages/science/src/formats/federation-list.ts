@@ -65,6 +65,18 @@ const PREFERRED_BY_EXTENSION: Readonly<Record<string, string>> = {
   log: 'text/plain',
 };
 
+/**
+ * Extensions that name a file's format well enough that scanners need not read its bytes (a
+ * GET per object in S3): content identification could not tell more of these. `.xml`,
+ * `.json`, `.rdf`, `.nc`, `.tif`, `.zip`, `.mat` and unknown extensions are read.
+ */
+export const DECISIVE_EXTENSIONS: ReadonlySet<string> = new Set([
+  'csv', 'tsv', 'tab', 'txt', 'pdf', 'png', 'jpg', 'jpeg', 'gif', 'bmp', 'jp2', 'xlsx', 'docx', 'pptx', 'xls', 'doc', 'ppt',
+  'r', 'py', 'sh', 'm', 'sas', 'md', 'rmd', 'html', 'htm', 'mp3', 'mp4', 'avi', 'wav', 'mov', 'mpg', 'mpeg', 'wmv', 'wma',
+  'gz', 'tgz', 'bz2', 'tar', 'rar', 'parquet', 'fits', 'gpkg', 'ipynb', 'geojson', 'rtf', 'ps', 'eps', 'svg', 'kml', 'kmz', 'gpx',
+  'fasta', 'fa', 'fna', 'nxs', 'ttl', 'n3', 'nt', 'h4', 'hdf', 'he4', 'h5', 'hdf5', 'he5', 'sqlite', 'db',
+]);
+
 /** Extensions that say nothing beyond "some text or bytes": content decides for these. */
 export const UNINFORMATIVE_EXTENSIONS: ReadonlySet<string> = new Set(['', 'xml', 'json', 'dat', 'data', 'bin', 'out', 'asc', 'raw']);
 

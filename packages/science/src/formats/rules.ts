@@ -5,7 +5,7 @@
  */
 import { compileGlob, isGlob, type CompiledGlob } from './glob.js';
 import { detectFormat, type FormatIdentification, type IdentifyInput } from './identify.js';
-import { listedFormat } from './federation-list.js';
+import { DECISIVE_EXTENSIONS, extensionOf, formatOfExtension, listedFormat } from './federation-list.js';
 
 export interface FormatRulesOptions {
   /**
@@ -100,10 +100,16 @@ export class FormatRules {
     return this.compiled.globs.length + this.compiled.extensions.length > 0;
   }
 
-  /** False when an override of the list decides the file's format: its bytes need not be read. */
+  /**
+   * False when the file's format is decided without its bytes: an override of the list, or an
+   * extension that names the format (DECISIVE_EXTENSIONS: `.csv`, `.pdf`...). Scanners read
+   * the first bytes only of the others (`.xml`, `.json`, `.rdf`, `.nc`, no extension...).
+   */
   needsContent(relativePath: string): boolean {
     const override = this.overrideFor(relativePath);
-    return override === undefined || listedFormat(override.formatId) === undefined;
+    if (override !== undefined) return listedFormat(override.formatId) === undefined;
+    const ext = extensionOf(relativePath);
+    return !(DECISIVE_EXTENSIONS.has(ext) && formatOfExtension(ext) !== undefined);
   }
 
   /** The format of the file at `path` (relative, POSIX): its override, else by content. */

@@ -192,6 +192,10 @@ describe('FormatRules: overrides by glob and by extension, extra formats', () =>
     expect(fmt('x/y.dc4', file('datacite-4.xml'))).toMatchObject({ formatId: 'http://datacite.org/schema/kernel-4', mediaType: 'text/xml', by: 'override' });
     expect(rules.needsContent('data/x.bin')).toBe(false);
     expect(rules.needsContent('elsewhere/x.bin')).toBe(true);
+    // Names that settle the format spare scanners a read; the others are read.
+    expect(rules.needsContent('elsewhere/table.csv')).toBe(false);
+    expect(rules.needsContent('elsewhere/Blandy.76.2')).toBe(true);
+    expect(rules.needsContent('elsewhere/doc.xml')).toBe(true);
   });
 
   it('an override outside the list (and not extra), or a bad pattern, is an error naming it', () => {
