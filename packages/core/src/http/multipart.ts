@@ -56,6 +56,12 @@ export async function parseMultipart<T>(
       // failure itself reaches us through the parser's or the body's 'error' (and through
       // the consumer of a streamed part), so this listener only keeps it from being fatal.
       stream.on('error', ignore);
+      // busboy may still announce a part in the same write that reported an error: after
+      // the parser is destroyed that part would never end, so nobody may wait on it.
+      if (parser.destroyed) {
+        stream.destroy();
+        return;
+      }
       if (name === options.streamName && options.onStream && streamed === undefined) {
         streamed = options.onStream(stream);
         // The consumer reads the stream; a failure is reported when we await it.
@@ -75,7 +81,13 @@ export async function parseMultipart<T>(
         if (size <= MAX_SMALL_PART_BYTES) fields.set(name, Buffer.concat(chunks));
       });
     });
-    parser.on('error', (err: Error) => reject(fail(op, 'InvalidRequest', `malformed multipart/form-data: ${err.message}`)));
+    parser.on('error', (err: Error) => {
+      reject(fail(op, 'InvalidRequest', `malformed multipart/form-data: ${err.message}`));
+      // Some busboy errors (a malformed part header) leave it running, while pipe() has
+      // already unpiped the body: a part stream would wait forever for its end. Destroying
+      // the parser ends every part stream with an error, so the request gets its answer.
+      parser.destroy();
+    });
     parser.on('close', () => resolve());
     body.on('error', (err) => {
       parser.destroy(err);
