@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CATALOGUE_BACKENDS, STORAGE_BACKENDS, catalogueBackend, storageBackend } from './backends/index.js';
 import { describeIssues, nearestKey, parseJsonText } from './config-issues.js';
 import { configSchema, DEFAULT_NODE_IDENTIFIER, type MemberkitConfig } from './config-schema.js';
-
 import { CONFIG_FILE_NAME, ConfigError, DEV_KEY_FILE, DEV_PUBLIC_KEY_FILE, DEV_SUBJECT } from './node-files.js';
 
 export { CONFIG_FILE_NAME, ConfigError, DEV_KEY_FILE, DEV_PUBLIC_KEY_FILE, DEV_SUBJECT };

@@ -1,6 +1,7 @@
 // An operator's first mistakes, made the way an operator makes them: the `memberkit` process,
 // started on a configuration with the mistake. Each must end the process (non-zero exit) with
 // one line on stderr that names the cause and the setting to change; no stack trace.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startS3rver, type S3rverProcess } from '../../../adapters/s3/test/support/s3rver.js';
 import { startNodeProcess, writeConfig } from '../../../test/support/node-process.js';
 import { NODE_IDENTIFIER_RULE, configSchema } from '../src/config-schema.js';
-import { runCli, type CliRun } from './support/cli-process.js';
+import { ROOT, runCli, type CliRun } from './support/cli-process.js';
 
 // Each case is a process start (about a second of CPU under tsx); the cases are independent
 // are kept few.
@@ -88,6 +89,34 @@ describe('configuration mistakes', () => {
   });
 });
 
+it('`npm start` (serve with no folder named) creates ./data on first run and serves it', async () => {
+  const cwd = join(work, 'fresh-clone');
+  mkdirSync(cwd);
+  // Run from a folder outside the checkout, so tsx is named by its path.
+  const child = spawn(process.execPath, ['--conditions=@memberkit/source', '--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), join(ROOT, 'packages/cli/src/bin.ts'), 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    cwd,
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.dev.json') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      const onData = (d: Buffer) => {
+        output += d.toString();
+        const m = /memberkit node at http:\/\/localhost:(\d+)/.exec(output);
+        if (m) resolve(Number(m[1]));
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    });
+    expect(existsSync(join(cwd, 'data', 'memberkit.config.json'))).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${port}/mn/v2/monitor/ping`)).status).toBe(200);
+  } finally {
+    child.kill();
+  }
+});
+
 describe('what the configuration points at', () => {
   it('a database that refuses the role: the driver says why, catalogue.connection is named', async () => {
     const dir = nodeDir('pg', { ...noExtensions, catalogue: { type: 'sql', dialect: 'postgres', connection: 'postgres://nosuchrole@127.0.0.1:5432/test' } });
@@ -155,7 +184,12 @@ describe('node identifier (the production CN accepts ^urn:node:\\w{2,16}$)', () 
     writeConfig(dir, { node: { identifier: 'urn:node:memberkit-local' } });
     const [node, register] = await Promise.all([startNodeProcess(dir), runCli(['register', dir, '--cn', `http://127.0.0.1:${await closedPort()}/cn`])]);
     try {
-      const warning = node.output().split('\n').find((l) => l.includes('does not match'));
+      // The log line (stdout) may arrive after the banner (stderr).
+      let warning: string | undefined;
+      for (let i = 0; i < 100 && !warning; i++) {
+        warning = node.output().split('\n').find((l) => l.includes('does not match'));
+        if (!warning) await new Promise((r) => setTimeout(r, 100));
+      }
       expect(warning, node.output()).toBeDefined();
       expect(JSON.parse(warning!)).toMatchObject({ level: 40, identifier: 'urn:node:memberkit-local' });
     } finally {
