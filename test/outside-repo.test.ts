@@ -25,9 +25,11 @@ beforeAll(async () => {
   const release = await sh('npm run -s release', ROOT, {}, 170_000);
   expect(release.code, release.output).toBe(0);
   const cli = `node ${join(ROOT, 'packages', 'cli', 'dist', 'bin.js')}`;
-  const node = await sh(`${cli} new node ${NODE_DIR} --adapter fs --identifier urn:node:OUTSIDE --yes`, WORK);
+  const [node, adapter] = await Promise.all([
+    sh(`${cli} new node ${NODE_DIR} --adapter fs --identifier urn:node:OUTSIDE --yes`, WORK),
+    sh(`${cli} new adapter out-demo --dir ${ADAPTER_DIR} --package-name @example/memberkit-adapter-out-demo --yes`, WORK),
+  ]);
   expect(node.code, node.output).toBe(0);
-  const adapter = await sh(`${cli} new adapter out-demo --dir ${ADAPTER_DIR} --package-name @example/memberkit-adapter-out-demo --yes`, WORK);
   expect(adapter.code, adapter.output).toBe(0);
 }, 180_000);
 
@@ -60,26 +62,28 @@ describe('outside the repository, from the release', () => {
     expect(readFileSync(join(NODE_DIR, 'start.sh'), 'utf8')).not.toContain('npx');
   });
 
-  it('both install with no network; the adapter builds and passes its tests; the node serves ping and listObjects', async () => {
-    const [nodeInstall, adapterInstall] = await Promise.all([
-      sh(`npm ci --omit=dev ${NO_NETWORK}`, NODE_DIR, OFFLINE_ENV),
-      sh(`npm ci ${NO_NETWORK}`, ADAPTER_DIR, OFFLINE_ENV),
-    ]);
-    expect(nodeInstall.code, nodeInstall.output).toBe(0);
-    expect(adapterInstall.code, adapterInstall.output).toBe(0);
-
-    // The installed CLI is the release's compiled JavaScript, inside the node's folder.
-    const bin = realpathSync(join(NODE_DIR, 'node_modules', '.bin', 'memberkit'));
-    expect(relative(NODE_DIR, bin)).toBe(join('node_modules', '@memberkit', 'cli', 'dist', 'bin.js'));
-    const version = await sh('./node_modules/.bin/memberkit --version', NODE_DIR);
-    expect(version.output.trim()).toBe('0.1.0');
-
+  // The node and the adapter are independent: their installs, the adapter's build and tests,
+  // and the node's start run side by side (the wall time is the longer chain, not the sum).
+  it.concurrent('the adapter installs with no network, builds and passes its tests', async ({ expect }) => {
+    const install = await sh(`npm ci ${NO_NETWORK}`, ADAPTER_DIR, OFFLINE_ENV);
+    expect(install.code, install.output).toBe(0);
     const build = await sh('npm run build', ADAPTER_DIR);
     expect(build.code, build.output).toBe(0);
     expect(existsSync(join(ADAPTER_DIR, 'dist', 'index.js'))).toBe(true);
     const test = await sh('npm test', ADAPTER_DIR);
     expect(test.code, test.output).toBe(0);
     expect(test.output.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+\d+ passed/);
+  }, 170_000);
+
+  it.concurrent('the node installs with no network; its start.sh serves ping and listObjects', async ({ expect }) => {
+    const install = await sh(`npm ci --omit=dev ${NO_NETWORK}`, NODE_DIR, OFFLINE_ENV);
+    expect(install.code, install.output).toBe(0);
+
+    // The installed CLI is the release's compiled JavaScript, inside the node's folder.
+    const bin = realpathSync(join(NODE_DIR, 'node_modules', '.bin', 'memberkit'));
+    expect(relative(NODE_DIR, bin)).toBe(join('node_modules', '@memberkit', 'cli', 'dist', 'bin.js'));
+    const version = await sh('./node_modules/.bin/memberkit --version', NODE_DIR);
+    expect(version.output.trim()).toBe('0.1.0');
 
     server = await startServer('./start.sh --port 0 --host 127.0.0.1', NODE_DIR, { MEMBERKIT_CMD: '' });
     const base = `http://127.0.0.1:${server.port}/mn/v2`;
