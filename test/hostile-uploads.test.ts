@@ -589,7 +589,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
     if (await upload('deep EML', 'alice', pid, doc.deepEml(pid), { formatId: doc.EML_FORMAT })) await readsOf('deep EML', pid);
   });
 
-  hostile('deep map: 32,000 levels (1.9 MB)', async () => {
+  hostile('deep maps: 32,000 levels of striped RDF (1.9 MB), 40,000 bare elements (280 KB)', async () => {
     const mapPid = 'deep-map';
     expect(await upload('deep member', 'alice', 'deep-member', 'd\n', { formatId: 'text/plain' })).toBe(true);
     if (await upload('deep map', 'alice', mapPid, doc.deepMap(mapPid, 'deep-member'), { formatId: doc.ORE_FORMAT })) {
@@ -598,6 +598,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile uploads (issu
       const pkg = await call(`/v2/packages/application%2Fbagit-1.0/${mapPid}`);
       if (pkg.status !== 200) await expectDataOneRefusal('deep map package', pkg);
     }
+    const barePid = 'deep-bare-map';
+    if (await upload('deep bare map', 'alice', barePid, doc.deepBareMap(barePid, 'deep-member'), { formatId: doc.ORE_FORMAT })) await readsOf('deep bare map', barePid);
     // Let a crash that comes after the request (indexing, a worker) show within the case.
     await new Promise((r) => setTimeout(r, 3000));
   }, 120_000);
