@@ -2,7 +2,6 @@ import { posix } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   AdapterError,
-  formatById,
   formatForFileName,
   identifierProblem,
   type AccessPolicy,
@@ -11,6 +10,7 @@ import {
   type ObjectRecord,
   type StoredSystemMetadata,
 } from '@memberkit/types';
+import { FormatRules, FormatRulesError, HEAD_BYTES, type FormatIdentification } from '@memberkit/science';
 import type { TreeEntry, TreeStorageAdapter } from './tree-storage.js';
 
 export interface TreeScannerOptions {
@@ -29,8 +29,14 @@ export interface TreeScannerOptions {
    */
   /** PID of a file from its relative POSIX path. Default `pidFromPath`. */
   pidRule?: (relativePath: string) => string;
-  /** Extension (no dot, lower case) → formatId. Otherwise the format list's entry for the extension. */
+  /**
+   * Glob (`**\/*.eml.xml`, `data/**`) or extension (`xml`, no dot) → formatId, before the
+   * format is identified from the file's first bytes (see @memberkit/science FormatRules).
+   * Every value must be in the federation's list or in `extraFormats`.
+   */
   formatOverrides?: Record<string, string>;
+  /** formatIds outside the federation's list that may be published (by override or identification). */
+  extraFormats?: string[];
   rightsHolder: string;
   /** Default: the rightsHolder. */
   submitter?: string;
@@ -103,6 +109,8 @@ interface StateRow {
   checksum: string;
   scan: number;
   stamp: number;
+  /** formatId the scanner identified for this file version (null: recorded before identification by content). */
+  format: string | null;
 }
 
 /** A hashed file's change, planned against the catalogue's record. */
@@ -119,6 +127,7 @@ interface Hashed {
   pid: string;
   previous: StateRow | undefined;
   checksum: string;
+  format: FormatIdentification;
 }
 
 const STATE_SCHEMA = `
@@ -173,6 +182,7 @@ export class TreeScanner {
   private readonly flushIntervalMs: number;
   private readonly now: () => Date;
   private readonly pidRule: (relativePath: string) => string;
+  private readonly formats: FormatRules;
   private schemaReady = false;
   private lastStamp = 0;
   private running: Promise<ScanReport> | undefined;
@@ -189,6 +199,12 @@ export class TreeScanner {
     this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
     this.now = options.now ?? (() => new Date());
     this.pidRule = options.pidRule ?? pidFromPath;
+    try {
+      this.formats = new FormatRules({ overrides: options.formatOverrides ?? {}, extraFormats: options.extraFormats ?? [] });
+    } catch (e) {
+      if (e instanceof FormatRulesError) throw new AdapterError('invalid', e.message);
+      throw e;
+    }
   }
 
   /**
@@ -258,6 +274,9 @@ export class TreeScanner {
     const db = this.options.stateDatabase;
     if (!this.schemaReady) {
       db.exec(STATE_SCHEMA);
+      // Added with identification by content; rows of earlier versions hold null.
+      const columns = db.prepare('PRAGMA table_info(wrap_files)').all() as Array<{ name: string }>;
+      if (!columns.some((c) => c.name === 'format')) db.exec('ALTER TABLE wrap_files ADD COLUMN format TEXT');
       this.schemaReady = true;
     }
     return db;
@@ -318,14 +337,15 @@ export class TreeScanner {
     };
 
     const inflight = new Set<Promise<void>>();
-    const hashOne = async (entry: TreeEntry, pid: string, previous: StateRow | undefined): Promise<void> => {
+    const hashOne = async (entry: TreeEntry, pid: string, previous: StateRow | undefined, known?: string): Promise<void> => {
       try {
-        const checksum = await this.hashFile(entry, signal);
+        // `known`: the checksum of an unchanged file whose format is identified again.
+        const checksum = known ?? await this.hashFile(entry, signal);
         if (checksum === undefined) {
           report.skipped.push({ path: entry.key, reason: 'changed or removed while being read; retried at the next scan' });
           if (previous) touched.push(entry.key);
         } else {
-          enqueue({ entry, pid, previous, checksum });
+          enqueue({ entry, pid, previous, checksum, format: await this.identify(entry, signal) });
         }
       } catch (e) {
         if (signal?.aborted) return;
@@ -358,8 +378,18 @@ export class TreeScanner {
           continue;
         }
         const previous = getRow.get(entry.key) as StateRow | undefined;
-        if (previous && previous.pid === pid && previous.size === entry.size && previous.mtime_ms === entry.mtimeMs
-          && previous.algorithm === this.algorithm) {
+        const unchanged = previous && previous.pid === pid && previous.size === entry.size && previous.mtime_ms === entry.mtimeMs
+          && previous.algorithm === this.algorithm;
+        if (unchanged && this.formatStale(previous)) {
+          // Same bytes, but recorded before identification by content or under other overrides:
+          // read the head (not the whole file) once and correct a format the scanner had set.
+          while (inflight.size >= this.concurrency) await Promise.race(inflight);
+          const job: Promise<void> = hashOne(entry, pid, previous, previous.checksum).finally(() => inflight.delete(job));
+          inflight.add(job);
+          if (backlog >= 2 * this.batchSize) await chain;
+          continue;
+        }
+        if (unchanged) {
           report.unchanged++;
           touched.push(entry.key);
           if (touched.length >= 1000) flushTouched();
@@ -392,6 +422,27 @@ export class TreeScanner {
     return final;
   }
 
+  /** True when an unchanged file's recorded format may no longer be what identification says. */
+  private formatStale(row: StateRow): boolean {
+    if (row.format === null) return true;
+    const override = this.formats.overrideFor(row.path);
+    return override !== undefined && override.formatId !== row.format;
+  }
+
+  /** The file's format: its override, else from its first HEAD_BYTES (read only when the name does not settle it). */
+  private async identify(entry: TreeEntry, signal: AbortSignal | undefined): Promise<FormatIdentification> {
+    let head: Uint8Array = new Uint8Array();
+    if (entry.size > 0 && this.formats.needsContent(entry.key)) {
+      try {
+        head = await readHead(this.options.storage, entry.key, signal);
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        // Unreadable head: the name alone decides; the checksum step reports real read errors.
+      }
+    }
+    return this.formats.identify(entry.key, { name: posix.basename(entry.key), head, size: entry.size });
+  }
+
   /** The file's checksum, or undefined when it vanished or changed since it was listed or while being read. */
   private async hashFile(entry: TreeEntry, signal: AbortSignal | undefined): Promise<string | undefined> {
     const d = await this.options.storage.digest(entry.key, this.algorithm, { sizeHint: entry.size, ...(signal ? { signal } : {}) });
@@ -412,9 +463,9 @@ export class TreeScanner {
    */
   private async plan(item: Hashed, base: number, scanId: number): Promise<Planned | { skip: string }> {
     const catalogue = this.options.catalogue;
-    const { entry, pid, previous, checksum } = item;
+    const { entry, pid, previous, checksum, format } = item;
     const state: StateRow = {
-      path: entry.key, pid, size: entry.size, mtime_ms: entry.mtimeMs, algorithm: this.algorithm, checksum, scan: scanId, stamp: base,
+      path: entry.key, pid, size: entry.size, mtime_ms: entry.mtimeMs, algorithm: this.algorithm, checksum, scan: scanId, stamp: base, format: format.formatId,
     };
     const change: CatalogueChange = {};
     // The PID rule changed since the file was last seen: its old record goes.
@@ -424,12 +475,15 @@ export class TreeScanner {
     }
     const existing = await catalogue.get(pid);
     if (existing === undefined) {
-      change.insert = [this.newRecord(entry, pid, checksum, base)];
+      change.insert = [this.newRecord(entry, pid, checksum, base, format)];
       return { item, change, outcome: 'added', state };
     }
     if (existing.storageKey !== entry.key) return { skip: `identifier ${pid} is already used by another object` };
+    // The scanner corrects only a format it set itself (an administrator's choice stays).
+    const setByScanner = previous?.format ?? this.legacyFormat(entry.key);
+    const reformat = existing.sysmeta.formatId === setByScanner && existing.sysmeta.formatId !== format.formatId;
     if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
-      && existing.sysmeta.checksum.value.toLowerCase() === checksum) {
+      && existing.sysmeta.checksum.value.toLowerCase() === checksum && !reformat) {
       // Touched, hashed again after a lost cache row, or recorded by a concurrent scan: same bytes, nothing to tell the CN.
       state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
       return { item, change, outcome: 'unchanged', state };
@@ -443,6 +497,7 @@ export class TreeScanner {
       checksum: { algorithm: this.algorithm, value: checksum },
       serialVersion: existing.sysmeta.serialVersion + 1,
       dateSysMetadataModified: new Date(stamp),
+      ...(reformat ? { formatId: format.formatId, mediaType: { name: format.mediaType, property: [] } } : {}),
     };
     change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
     return { item, change, outcome: 'changed', state };
@@ -486,10 +541,11 @@ export class TreeScanner {
     const db = this.options.stateDatabase;
     // max(): a concurrent scan with a later scan number may have seen the file already; never
     // move its mark back, or that scan would take the file for gone.
-    const upsert = db.prepare(`INSERT INTO wrap_files (path, pid, size, mtime_ms, algorithm, checksum, scan, stamp)
-      VALUES (@path, @pid, @size, @mtime_ms, @algorithm, @checksum, @scan, @stamp)
+    const upsert = db.prepare(`INSERT INTO wrap_files (path, pid, size, mtime_ms, algorithm, checksum, scan, stamp, format)
+      VALUES (@path, @pid, @size, @mtime_ms, @algorithm, @checksum, @scan, @stamp, @format)
       ON CONFLICT (path) DO UPDATE SET pid = excluded.pid, size = excluded.size, mtime_ms = excluded.mtime_ms,
-        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = max(scan, excluded.scan), stamp = max(stamp, excluded.stamp)`);
+        algorithm = excluded.algorithm, checksum = excluded.checksum, scan = max(scan, excluded.scan), stamp = max(stamp, excluded.stamp),
+        format = excluded.format`);
     const keep = db.prepare('UPDATE wrap_files SET scan = max(scan, ?) WHERE path = ?');
     db.transaction(() => {
       for (const c of applied) upsert.run(c.state);
@@ -596,9 +652,8 @@ export class TreeScanner {
     }
   }
 
-  private newRecord(entry: TreeEntry, pid: string, checksum: string, stamp: number): ObjectRecord {
+  private newRecord(entry: TreeEntry, pid: string, checksum: string, stamp: number, format: FormatIdentification): ObjectRecord {
     const fileName = posix.basename(entry.key);
-    const format = this.formatOf(fileName);
     const { rightsHolder, submitter, accessPolicy, nodeId } = this.options;
     const sysmeta: StoredSystemMetadata = {
       serialVersion: 1,
@@ -622,16 +677,31 @@ export class TreeScanner {
     return { sysmeta, storageKey: entry.key, isReplica: false };
   }
 
-  private formatOf(fileName: string): { formatId: string; mediaType: string } {
+  /** The format scanners before identification by content gave a file (extension override, else the list's first entry for the extension). */
+  private legacyFormat(path: string): string {
+    const fileName = posix.basename(path);
     const dot = fileName.lastIndexOf('.');
     const ext = dot > 0 ? fileName.slice(dot + 1).toLowerCase() : '';
-    const override = ext ? this.options.formatOverrides?.[ext] : undefined;
-    if (override !== undefined) {
-      return { formatId: override, mediaType: formatById(override)?.mediaType ?? 'application/octet-stream' };
-    }
-    const f = formatForFileName(fileName);
-    return { formatId: f.formatId, mediaType: f.mediaType };
+    return (ext ? this.options.formatOverrides?.[ext] : undefined) ?? formatForFileName(fileName).formatId;
   }
+}
+
+/** The first HEAD_BYTES of a file in the tree (fewer when it is shorter). */
+async function readHead(storage: TreeStorageAdapter, key: string, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  const read = await storage.read(key, { range: { start: 0, end: HEAD_BYTES - 1 }, ...(signal ? { signal } : {}) });
+  if (read === undefined) return new Uint8Array();
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of read.stream) {
+      chunks.push(chunk as Buffer);
+      length += (chunk as Buffer).length;
+      if (length >= HEAD_BYTES) break;
+    }
+  } finally {
+    read.stream.destroy();
+  }
+  return new Uint8Array(Buffer.concat(chunks, Math.min(length, HEAD_BYTES)));
 }
 
 function describe(e: unknown): string {
