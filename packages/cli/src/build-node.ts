@@ -165,7 +165,8 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
     const counts = (r: ScanReport) => ({ added: r.added, changed: r.changed, removed: r.removed, unchanged: r.unchanged, skipped: r.skipped.length });
     // Objects appear as they are hashed: the node answers while the first scan runs, and
     // its progress shows (a live line on a terminal, a log line every 5 s otherwise).
-    const progress = await startProgress({ label: 'wrap scan', logger });
+    const expected = await expectedFiles(parts.catalogue.metadata);
+    const progress = await startProgress({ label: 'wrap scan', logger, ...(expected ? { expected } : {}) });
     metrics?.scan.started();
     void scanner.scan({ onProgress: (r) => { progress.update(r); metrics?.scan.progress(counts(r)); } }).then(
       (r) => {
@@ -204,15 +205,27 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   };
 }
 
-/** Run one scan of a wrapped storage now (`memberkit scan`). */
-export async function scanOnce(loaded: LoadedConfig, logger: Logger, onProgress?: (report: ScanReport) => void): Promise<ScanReport> {
+/** Objects already catalogued: what the previous scan found, this scan's likely total (for an ETA). */
+async function expectedFiles(metadata: MetadataAdapter): Promise<number | undefined> {
+  const total = (await metadata.list({ start: 0, count: 0 }).catch(() => undefined))?.total;
+  return total ? total : undefined;
+}
+
+/** Run one scan of a wrapped storage now (`memberkit scan`), its progress shown while it runs. */
+export async function scanOnce(loaded: LoadedConfig, logger: Logger): Promise<ScanReport> {
   if (!loaded.config.wrap) throw new Error('scan applies to configurations with a "wrap" section');
   const parts = await createParts(loaded, logger);
   const opened = [...new Set<object>([parts.catalogue.metadata, parts.catalogue.eventLog, parts.storage])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
   for (const a of opened) await a.open?.();
   try {
     const scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
-    return await scanner.scan(onProgress ? { onProgress } : {});
+    const expected = await expectedFiles(parts.catalogue.metadata);
+    const progress = await startProgress({ label: 'wrap scan', logger, ...(expected ? { expected } : {}) });
+    try {
+      return await scanner.scan({ onProgress: (r) => progress.update(r) });
+    } finally {
+      progress.stop();
+    }
   } finally {
     for (const a of opened.reverse()) await a.close?.();
     parts.closeState();
