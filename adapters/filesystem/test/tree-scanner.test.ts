@@ -93,7 +93,8 @@ describe('TreeScanner', () => {
     expect(a?.sysmeta.dateUploaded.toISOString()).toBe(past.toISOString());
     expect(a!.sysmeta.dateSysMetadataModified.getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect((await store.catalogue.get('sub/dir/b.dat'))?.sysmeta).toMatchObject({ formatId: 'text/plain', fileName: 'b.dat', mediaType: { name: 'text/plain' } });
-    expect((await store.catalogue.get('noext'))?.sysmeta.formatId).toBe('application/octet-stream');
+    // No extension: the content decides (one byte of text).
+    expect((await store.catalogue.get('noext'))?.sysmeta.formatId).toBe('text/plain');
   });
 
   it('uses the configured checksum algorithm', async () => {

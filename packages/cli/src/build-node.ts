@@ -7,7 +7,8 @@ import { createPackagesExtension, createViewsExtension } from '@memberkit/views'
 import { createQueryExtension } from '@memberkit/query';
 import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type Scanner, type ScanReport, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
-import { resolvePath, type LoadedConfig } from './load-config.js';
+import { formatRulesProblems } from '@memberkit/science';
+import { ConfigError, resolvePath, type LoadedConfig } from './load-config.js';
 import { progressFigures, startProgress } from './progress.js';
 import { labelOpenFailures } from './startup-errors.js';
 
@@ -123,6 +124,7 @@ function wrapOptions(config: MemberkitConfig): WrapOptions {
     nodeId: config.node.identifier,
     pidPrefix: wrap.pidPrefix,
     formatOverrides: wrap.formatOverrides,
+    extraFormats: wrap.extraFormats,
     rightsHolder: wrap.rightsHolder,
     accessPolicy: { allow: wrap.accessPolicy },
     checksumAlgorithm: wrap.checksumAlgorithm,
@@ -140,6 +142,10 @@ function queryExtension(loaded: LoadedConfig) {
 
 /** The wrap-mode scanner of a configuration (also used by `memberkit scan`). */
 export async function createScanner(loaded: LoadedConfig, storage: StorageAdapter, metadata: MetadataAdapter, ctx: BackendContext): Promise<Scanner> {
+  // An override naming a format outside the list (and not extra) is refused before any scan.
+  const wrap = wrapOptions(loaded.config);
+  const problems = formatRulesProblems({ overrides: wrap.formatOverrides, extraFormats: wrap.extraFormats });
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => `invalid configuration in ${loaded.file}: ${p}`).join('\n'));
   return storageBackend(loaded.config.storage.type)!.scanner!(storage, metadata, wrapOptions(loaded.config), ctx);
 }
 

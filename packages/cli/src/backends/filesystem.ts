@@ -36,6 +36,7 @@ export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean 
       nodeId: wrap.nodeId,
       pidRule: (relativePath) => pidFromPath(relativePath, wrap.pidPrefix),
       formatOverrides: wrap.formatOverrides,
+      extraFormats: wrap.extraFormats,
       rightsHolder: wrap.rightsHolder,
       accessPolicy: wrap.accessPolicy,
       checksumAlgorithm: wrap.checksumAlgorithm,

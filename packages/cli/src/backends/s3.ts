@@ -66,6 +66,7 @@ export const s3BucketStorage: StorageBackend<ConnectionConfig> = {
       nodeId: wrap.nodeId,
       pidRule: (key) => wrap.pidPrefix + pidFromKey(key),
       formatOverrides: wrap.formatOverrides,
+      extraFormats: wrap.extraFormats,
       rightsHolder: wrap.rightsHolder,
       accessPolicy: wrap.accessPolicy,
       checksumAlgorithm: wrap.checksumAlgorithm,

@@ -21,6 +21,8 @@ export interface WrapOptions {
   nodeId: string;
   pidPrefix: string;
   formatOverrides: Record<string, string>;
+  /** formatIds outside the federation's list that may be published. */
+  extraFormats: string[];
   rightsHolder: string;
   accessPolicy: AccessPolicy;
   checksumAlgorithm: 'SHA-1' | 'MD5' | 'SHA-256';
