@@ -83,6 +83,9 @@ export interface ScanReport {
   unchanged: number;
   skipped: Array<{ path: string; reason: string }>;
   durationMs: number;
+  /** Files listed so far, and bytes read to hash them (progress displays). */
+  seen?: number;
+  bytesHashed?: number;
 }
 
 export interface ScanOptions {
@@ -291,7 +294,9 @@ export class TreeScanner {
     this.lastStamp = Math.max(this.lastStamp, maxStamp);
 
     const report: ScanReport = { added: 0, changed: 0, removed: 0, unchanged: 0, skipped: [], durationMs: 0 };
-    const snapshot = (): ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started });
+    let seen = 0;
+    let bytesHashed = 0;
+    const snapshot = (): ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started, seen, bytesHashed });
     const getRow = db.prepare('SELECT * FROM wrap_files WHERE path = ?');
     const touchRow = db.prepare('UPDATE wrap_files SET scan = max(scan, ?) WHERE path = ?');
     const touchAll = db.transaction((paths: string[]) => {
@@ -345,6 +350,7 @@ export class TreeScanner {
           report.skipped.push({ path: entry.key, reason: 'changed or removed while being read; retried at the next scan' });
           if (previous) touched.push(entry.key);
         } else {
+          if (known === undefined) bytesHashed += entry.size;
           enqueue({ entry, pid, previous, checksum, format: await this.identify(entry, signal) });
         }
       } catch (e) {
@@ -356,7 +362,6 @@ export class TreeScanner {
     };
 
     let walkError: { error: unknown } | undefined;
-    let seen = 0;
     try {
       const entries = this.options.storage.list({
         ...(signal ? { signal } : {}),
@@ -392,7 +397,10 @@ export class TreeScanner {
         if (unchanged) {
           report.unchanged++;
           touched.push(entry.key);
-          if (touched.length >= 1000) flushTouched();
+          if (touched.length >= 1000) {
+            flushTouched();
+            onProgress?.(snapshot()); // a rescan of unchanged files shows progress too
+          }
           continue;
         }
         while (inflight.size >= this.concurrency) await Promise.race(inflight);

@@ -158,7 +158,7 @@ describe('scan progress', () => {
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const code = await new Promise((r) => child.once('close', r));
     expect(code, out).toBe(0);
-    expect(out).toMatch(/wrap scan: \d+ seen \| \d+ hashed \| \d+ unchanged \| \d+ skipped \| \d+ files\/s/);
+    expect(out).toMatch(/wrap scan: 3 seen \| \d+ hashed \| \d+ unchanged \| \d+ skipped \| [\d.]+ (B|KiB|MiB) read \| \d+ files\/s \| \d+ s \| ETA \d+ s/);
     expect(out).toMatch(/added 0, changed 0, removed 0, unchanged 3/);
   });
 });
