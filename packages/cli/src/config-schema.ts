@@ -65,7 +65,8 @@ export const configSchema = z.strictObject({
   catalogue: doc(z.looseObject({ type: doc(z.string().default('sqlite'), 'The backend (below); the other keys of the section are its options.') }).prefault({}), 'system metadata and the event log'),
   wrap: doc(z.strictObject({
     pidPrefix: doc(z.string().default(''), 'PID of an item: this prefix + its relative path or key (whitespace and `%` percent-encoded).'),
-    formatOverrides: doc(z.record(z.string(), z.string()).default({}), "File extension (no dot) → formatId, overriding the guess from the federation's format list."),
+    formatOverrides: doc(z.record(z.string(), z.string()).default({}), "Glob or file extension → formatId, before the format is identified from the file's first bytes: `{ \"**/*.eml.xml\": \"eml://ecoinformatics.org/eml-2.1.1\", \"data/**\": \"text/csv\", \"dat\": \"text/plain\" }`. A key with `/`, `*`, `?`, `[` or `{` is a glob over the relative path (without `/`: over the file name at any depth); any other key is an extension without the dot. Values must be formatIds of the federation's list or of `extraFormats`."),
+    extraFormats: doc(z.array(z.string().min(1)).default([]), "formatIds outside the federation's list that wrap mode may publish (by override, or when identified, e.g. `http://datacite.org/schema/kernel-4`). Without them, wrap mode publishes only the list's formatIds."),
     rightsHolder: doc(z.string().min(1), 'The rightsHolder of every wrapped object (a subject).'),
     accessPolicy: doc(z.array(accessRule).default([{ subject: ['public'], permission: ['read'] }]), 'Access rules of every wrapped object: `[{ "subject": ["public"], "permission": ["read"] }]`.', { shownDefault: 'public read' }),
     checksumAlgorithm: doc(z.enum(['SHA-1', 'MD5', 'SHA-256']).default('SHA-1'), 'Computed once per file version, in the background.'),
