@@ -1,0 +1,118 @@
+// The tree scanner's formats (#18): identified from a file's first bytes once per file
+// version (the result kept with the checksum cache, no read on an unchanged file), read only
+// when the name does not settle the format; a node upgraded from name-based formats corrects
+// the formats its scanner had set (WaterML for every .xml) from the heads alone, and keeps an
+// administrator's; a file changing kind gets its new format; a bad override is refused.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { AdapterError, type ByteRange, type ChecksumAlgorithmName, type StorageReadResult } from '@memberkit/types';
+import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
+import { TreeScanner, type TreeScannerOptions } from '../src/tree-scanner.js';
+import { TreeStorageAdapter } from '../src/tree-storage.js';
+
+class CountingTree extends TreeStorageAdapter {
+  heads: string[] = [];
+  digests: string[] = [];
+  override async read(key: string, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
+    this.heads.push(key);
+    return super.read(key, options);
+  }
+  override async digest(key: string, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal }) {
+    this.digests.push(key);
+    return super.digest(key, algorithm, options);
+  }
+}
+
+const EML = '<?xml version="1.0"?>\n<eml:eml xmlns:eml="eml://ecoinformatics.org/eml-2.1.1" packageId="p.1.1" system="s"><dataset><title>T</title></dataset></eml:eml>\n';
+const ISO = '<gmd:MD_Metadata xmlns:gmd="http://www.isotc211.org/2005/gmd"/>';
+const WATERML_1 = 'http://www.cuahsi.org/waterML/1.0/';
+
+let base: string;
+let root: string;
+let store: SqliteStore;
+let tree: CountingTree;
+
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), 'mk-scan-formats-'));
+  root = join(base, 'tree');
+  await mkdir(join(root, 'meta'), { recursive: true });
+  store = openSqliteStore({ file: join(base, 'node.sqlite') });
+  await store.open();
+  tree = new CountingTree({ root });
+  await tree.open();
+});
+afterEach(async () => {
+  await store.close();
+  await rm(base, { recursive: true, force: true });
+});
+
+function scanner(extra: Partial<TreeScannerOptions> = {}): TreeScanner {
+  return new TreeScanner({ storage: tree, catalogue: store.catalogue, stateDatabase: store.database, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner', ...extra });
+}
+const formatOf = async (pid: string) => (await store.catalogue.get(pid))?.sysmeta;
+
+it('reads the head of a file once per version, only when its name does not settle the format', async () => {
+  await writeFile(join(root, 'meta/eml.xml'), EML);
+  await writeFile(join(root, 'table.csv'), 'a,b\n1,2\n');
+  const s = scanner();
+  expect(await s.scan()).toMatchObject({ added: 2 });
+  expect(tree.heads).toEqual(['meta/eml.xml']);
+  expect((await formatOf('meta/eml.xml'))).toMatchObject({ formatId: 'eml://ecoinformatics.org/eml-2.1.1', mediaType: { name: 'text/xml' } });
+  expect((await formatOf('table.csv'))?.formatId).toBe('text/csv');
+  expect(await s.scan()).toMatchObject({ unchanged: 2 });
+  expect(tree.heads, 'unchanged: not read again').toHaveLength(1);
+
+  // The file now holds ISO 19139: the format the scanner set follows the content.
+  await writeFile(join(root, 'meta/eml.xml'), ISO);
+  expect(await s.scan()).toMatchObject({ changed: 1 });
+  expect(await formatOf('meta/eml.xml')).toMatchObject({ formatId: 'http://www.isotc211.org/2005/gmd', serialVersion: 2 });
+});
+
+it('after an upgrade, corrects the formats its scanner had set from the heads, keeps an administrator\'s, and does not hash again', async () => {
+  await writeFile(join(root, 'meta/eml.xml'), EML);
+  await writeFile(join(root, 'meta/iso.xml'), ISO);
+  await writeFile(join(root, 'table.csv'), 'a,b\n1,2\n');
+  expect(await scanner().scan()).toMatchObject({ added: 3 });
+  // As an earlier version left them: no format in the cache, WaterML 1.0 for every .xml, and
+  // an administrator who had set the ISO record's format by hand.
+  store.database.exec('UPDATE wrap_files SET format = NULL');
+  for (const [pid, formatId] of [['meta/eml.xml', WATERML_1], ['meta/iso.xml', 'http://www.isotc211.org/2005/gmd-noaa']] as const) {
+    const r = (await store.catalogue.get(pid))!;
+    await store.catalogue.apply!({ replace: [{ pid, expectedSerialVersion: r.sysmeta.serialVersion, sysmeta: { ...r.sysmeta, formatId, serialVersion: r.sysmeta.serialVersion + 1 } }] });
+  }
+  tree.heads = [];
+  tree.digests = [];
+  const before = (await formatOf('meta/eml.xml'))!;
+
+  const report = await scanner().scan();
+  expect(report).toMatchObject({ changed: 1, unchanged: 2, added: 0, removed: 0 });
+  expect(tree.digests, 'same bytes: no checksum computed again').toEqual([]);
+  expect(tree.heads.sort()).toEqual(['meta/eml.xml', 'meta/iso.xml']);
+  const eml = (await formatOf('meta/eml.xml'))!;
+  expect(eml).toMatchObject({ formatId: 'eml://ecoinformatics.org/eml-2.1.1', serialVersion: before.serialVersion + 1, checksum: before.checksum });
+  // A CN harvesting by fromDate sees the correction.
+  expect(eml.dateSysMetadataModified.getTime()).toBeGreaterThan(before.dateSysMetadataModified.getTime());
+  expect((await formatOf('meta/iso.xml'))?.formatId, "an administrator's format stays").toBe('http://www.isotc211.org/2005/gmd-noaa');
+
+  tree.heads = [];
+  expect(await scanner().scan()).toMatchObject({ unchanged: 3 });
+  expect(tree.heads, 'identified once').toEqual([]);
+});
+
+it('applies a new glob override to unchanged files without reading them', async () => {
+  await writeFile(join(root, 'meta/eml.xml'), '<record/>');
+  expect(await scanner().scan()).toMatchObject({ added: 1 });
+  expect((await formatOf('meta/eml.xml'))?.formatId).toBe('text/xml');
+  tree.heads = [];
+  expect(await scanner({ formatOverrides: { 'meta/*.xml': 'eml://ecoinformatics.org/eml-2.1.1' } }).scan()).toMatchObject({ changed: 1 });
+  expect(tree.heads).toEqual([]);
+  expect((await formatOf('meta/eml.xml'))?.formatId).toBe('eml://ecoinformatics.org/eml-2.1.1');
+});
+
+it('refuses an override outside the federation\'s list unless it is an extra format', () => {
+  expect(() => scanner({ formatOverrides: { '**/*.xml': 'eml://example.org/eml-9' } })).toThrow(AdapterError);
+  expect(() => scanner({ formatOverrides: { '**/*.xml': 'eml://example.org/eml-9' } })).toThrow(/formatOverrides\["\*\*\/\*\.xml"\]/);
+  expect(() => scanner({ formatOverrides: { '**/*.xml': 'eml://example.org/eml-9' }, extraFormats: ['eml://example.org/eml-9'] })).not.toThrow();
+});
