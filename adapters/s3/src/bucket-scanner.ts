@@ -87,6 +87,8 @@ export interface S3ScanReport {
   fromEtag: number;
   skipped: Array<{ key: string; reason: string }>;
   durationMs: number;
+  /** Keys listed so far (progress displays). */
+  seen?: number;
 }
 
 export interface S3ScanOptions {
@@ -291,7 +293,8 @@ export class S3BucketScanner {
     const scanId = (max.scan ?? 0) + 1;
     this.lastStamp = Math.max(this.lastStamp, max.stamp ?? 0);
     const report: S3ScanReport = { added: 0, changed: 0, removed: 0, unchanged: 0, fromEtag: 0, skipped: [], durationMs: 0 };
-    const snapshot = (): S3ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started });
+    let seen = 0;
+    const snapshot = (): S3ScanReport => ({ ...report, skipped: [...report.skipped], durationMs: performance.now() - started, seen });
     const getRow = db.prepare('SELECT * FROM s3_wrap_keys WHERE source = ? AND key = ?');
     const touchRow = db.prepare('UPDATE s3_wrap_keys SET scan = max(scan, ?) WHERE source = ? AND key = ?');
     let touched: string[] = [];
@@ -302,7 +305,6 @@ export class S3BucketScanner {
     };
 
     let work: Candidate[] = [];
-    let seen = 0;
     for await (const entry of this.options.storage.list({ ...(signal ? { signal } : {}), onSkip: (key, reason) => report.skipped.push({ key, reason }) })) {
       seen++;
       let pid: string;
@@ -325,7 +327,10 @@ export class S3BucketScanner {
       } else if (unchanged) {
         report.unchanged++;
         touched.push(entry.key);
-        if (touched.length >= 1000) flushTouched();
+        if (touched.length >= 1000) {
+          flushTouched();
+          onProgress?.(snapshot()); // a rescan of unchanged keys shows progress too
+        }
         continue;
       }
       work.push({ entry, pid, previous });
