@@ -480,7 +480,7 @@ export function querySuite(label: string, options: () => Promise<QueryExtensionO
           const xml = resourceMapXml(pid, metadata, data);
           await c.create(pid, xml, sysmetaFor(pid, xml, ore, owner, extra));
         };
-        for (const d of ['data1', 'data2', 'data3', 'data5']) await csv(L(d));
+        for (const d of ['data1', 'data2', 'data3', 'data5', 'data6']) await csv(L(d));
         await csv(L('data.private'), closed);
         await csv(L('data4'), { accessPolicy: { allow: [{ subject: ['public'], permission: ['read'] }, { subject: [node.subjects.other], permission: ['write'] }] } });
         await meta(writer, w, L('eml.private'), closed);
@@ -494,6 +494,8 @@ export function querySuite(label: string, options: () => Promise<QueryExtensionO
         await map(other, node.subjects.other, L('map.stranger'), L('eml.stranger'), [L('data2'), L('data4')]);
         // A map the writer submitted for the stranger: the object's own rightsHolder wrote it.
         await map(writer, node.subjects.other, L('map.gift'), L('eml.stranger'), [L('data5')]);
+        // A stranger's map that names the writer as its rights holder: the submitter still counts.
+        await map(other, w, L('map.disguised'), L('eml.stranger'), [L('data6')]);
       });
 
       it('anonymous and other callers never see a private map, metadata or data identifier', async () => {
@@ -537,6 +539,7 @@ export function querySuite(label: string, options: () => Promise<QueryExtensionO
           expect(await doc(L('data2'), who)).toEqual({ id: L('data2'), resourceMap: [L('map.public')], isDocumentedBy: [L('eml.public')] });
           expect(await doc(L('data4'), who)).toEqual({ id: L('data4'), resourceMap: [L('map.stranger')], isDocumentedBy: [L('eml.stranger')] });
           expect(await doc(L('data5'), who)).toEqual({ id: L('data5'), resourceMap: [L('map.gift')], isDocumentedBy: [L('eml.stranger')] });
+          expect(await doc(L('data6'), who)).toEqual({ id: L('data6') });
           expect(await ids(node, `q=${enc(`isDocumentedBy:${L('eml.stranger')}`)}`, who)).toEqual([L('data4'), L('data5')]);
           expect(await ids(node, `q=${enc(`resourceMap:${L('map.stranger')}`)}`, who)).toEqual([L('data4'), L('eml.stranger')]);
         }

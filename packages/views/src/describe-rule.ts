@@ -10,10 +10,13 @@ type Sysmeta = Pick<SystemMetadata, 'identifier' | 'rightsHolder' | 'accessPolic
  * but only the object's writers decide how it is described: the describer counts when the
  * subjects behind it may write the object: its rights holder and, when recorded, the subject
  * who submitted it (both, because an uploader may name anyone as rights holder of their own
- * map). The object's rights holder always may; administrators too (AccessControl).
+ * map). A document the object's own rights holder submitted counts too. The object's rights
+ * holder always may; administrators too (AccessControl). Search applies the same rule
+ * (MAY_DESCRIBE in packages/query/src/sql/access.ts).
  */
 export function mayDescribe(access: AccessControl, describer: Sysmeta, object: Sysmeta): boolean {
   if (describer.identifier === object.identifier) return true;
+  if (describer.submitter !== undefined && describer.submitter !== '' && describer.submitter === object.rightsHolder) return true;
   const writes = (subject: string | undefined): boolean =>
     subject !== undefined && subject !== '' && (subject === object.rightsHolder || access.allows(authenticatedSession(subject), object, 'write'));
   if (!writes(describer.rightsHolder)) return false;

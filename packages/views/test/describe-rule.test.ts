@@ -33,6 +33,12 @@ describe("who may describe an object: a stranger's map never speaks for someone 
     // Naming the victim as rights holder of one's own map does not help: the submitter counts too.
     const disguised = resourceMap('stranger-map-disguised', 'stranger-eml', [PIDS.csv, 'lonely.csv']);
     await stranger.create('stranger-map-disguised', disguised, sysmeta('stranger-map-disguised', Buffer.from(disguised), { formatId: ORE_FORMAT, rightsHolder: node.subjects.writer }));
+    // A map the object's own rights holder submitted, naming someone else as its rights holder.
+    await writer.create('gift.csv', lonely, sysmeta('gift.csv', lonely, { formatId: 'text/csv', fileName: 'gift.csv' }));
+    const giftEml = Buffer.from(EML.toString('utf8').replace(/<title>Soil temperature[^<]*<\/title>/, '<title>A gift</title>'));
+    await writer.create('gift-eml', giftEml, sysmeta('gift-eml', giftEml, { formatId: EML_FORMAT }));
+    const gift = resourceMap('gift-map', 'gift-eml', ['gift.csv']);
+    await writer.create('gift-map', gift, sysmeta('gift-map', Buffer.from(gift), { formatId: ORE_FORMAT, ...mine }));
   });
   afterAll(async () => node?.stop());
 
@@ -67,6 +73,12 @@ describe("who may describe an object: a stranger's map never speaks for someone 
     const html = await (await get('/v2/views/default/shared.csv')).text();
     expect(html).toContain('<h1 id="title">Mallory owns this data now</h1>');
     expect(html).toContain('/v2/packages/application%2Fbagit-097/stranger-map');
+  });
+
+  it("a map the object's own rights holder submitted describes it, whoever it names as rights holder", async () => {
+    const html = await (await get('/v2/views/default/gift.csv')).text();
+    expect(html).toContain('/v2/packages/application%2Fbagit-097/gift-map');
+    expect(html).toContain('<h1 id="title">A gift</h1>');
   });
 
   it("the stranger's own map still has its page and package (aggregating public data is allowed)", async () => {

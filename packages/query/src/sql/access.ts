@@ -28,13 +28,18 @@ export interface AccessScope {
 
 /**
  * Rule 1, "who may describe an object": the links a resource map `s` states about an object
- * `x` count only when the map's rightsHolder may write `x` (it is `x`'s rightsHolder or has
- * write or changePermission on it), or `x`'s own rightsHolder submitted the map. Otherwise
- * only the owner's (and authorised writers') maps describe the object. The views' landing
- * pages apply the same rule (packages/views).
+ * `x` count only when `x`'s own rightsHolder submitted the map, or when the subjects behind the
+ * map may write `x`: its rightsHolder and, when recorded, its submitter (both, because an
+ * uploader may name anyone as rights holder of their own map). A subject may write `x` when it
+ * is `x`'s rightsHolder or holds write or changePermission on it. Otherwise only the owner's
+ * (and authorised writers') maps describe the object. The views' landing pages apply the same
+ * rule (mayDescribe in packages/views/src/describe-rule.ts).
  */
-export const MAY_DESCRIBE = (s: string, x: string): string =>
-  `(${s}."rightsHolder" = ${x}."rightsHolder" OR ${s}."submitter" = ${x}."rightsHolder" OR EXISTS (SELECT 1 FROM mv w WHERE w.pid = ${x}.id AND w.field IN ('writePermission', 'changePermission') AND w.value = ${s}."rightsHolder"))`;
+export const MAY_DESCRIBE = (s: string, x: string): string => {
+  const writes = (subject: string): string =>
+    `(${subject} = ${x}."rightsHolder" OR EXISTS (SELECT 1 FROM mv w WHERE w.pid = ${x}.id AND w.field IN ('writePermission', 'changePermission') AND w.value = ${subject}))`;
+  return `(${s}."submitter" = ${x}."rightsHolder" OR (${writes(`${s}."rightsHolder"`)} AND (COALESCE(${s}."submitter", '') = '' OR ${writes(`${s}."submitter"`)})))`;
+};
 
 /** The scope of a caller with these subjects; undefined: everything is readable (administrators, CNs). */
 export function accessScope(readableBy: readonly string[] | undefined): AccessScope {
