@@ -2,6 +2,7 @@ import { basename, join } from 'node:path';
 import { checkTarget, GeneratorError, listTemplateFiles, readText, writeFiles } from './files.js';
 import { findRelease, releaseLockfile, releaseSpecs, type Release } from './release.js';
 import { templatesDir } from './templates.js';
+import { nodeIdentifierProblem } from '../config-schema.js';
 
 /** Storage/catalogue combinations `memberkit new node --adapter` offers. */
 export const NODE_ADAPTERS = {
@@ -37,15 +38,15 @@ export interface GeneratedNode {
   files: string[];
 }
 
-/** `urn:node:` and the folder name, upper case, letters, digits, `_` and `-` only. */
+/** `urn:node:` and the folder name, upper case, letters, digits and `_` only, at most 16 (the CN's rule). */
 export function defaultNodeIdentifier(dir: string): string {
-  const stem = basename(dir).toUpperCase().replace(/[^A-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
-  return `urn:node:${stem || 'MYNODE'}`;
+  const stem = basename(dir).toUpperCase().replace(/[^A-Z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 16).replace(/_+$/, '');
+  return `urn:node:${stem.length >= 2 ? stem : 'MYNODE'}`;
 }
 
-/** Node references are `urn:node:` followed by letters, digits, `_` and `-` (DataONE convention). */
+/** A generated node registers with the production Coordinating Node: its identifier must pass the CN's rule. */
 export function checkNodeIdentifier(id: string): string | undefined {
-  return /^urn:node:[A-Za-z0-9_-]{1,60}$/.test(id) ? undefined : `"${id}" is not a node identifier: urn:node: followed by letters, digits, _ or - (e.g. urn:node:MYNODE)`;
+  return nodeIdentifierProblem(id);
 }
 
 export function checkBaseURL(url: string): string | undefined {
