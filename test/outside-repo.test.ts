@@ -3,11 +3,12 @@
 // install from them with no network (npm ci --offline, every proxy pointing at a closed
 // port, so any request fails); the adapter builds and passes its tests; the node starts
 // with its start.sh on the installed CLI and answers ping and listObjects over HTTP.
-import { mkdtempSync, readFileSync, realpathSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateXmlDocuments, describeFailures } from '@memberkit/testkit';
+import { copiedFrom, envPairs, instructions, parseDockerfile, runCommands } from './support/dockerfile.js';
 import { sh, startServer, type Server } from './support/processes.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -20,6 +21,14 @@ const NO_NETWORK = '--offline --proxy=http://127.0.0.1:9 --https-proxy=http://12
 const OFFLINE_ENV = { npm_config_better_sqlite3_local_prebuilds: join(RELEASE, 'prebuilds') };
 
 let server: Server | undefined;
+
+// templates/node/Dockerfile, checked statically in dockerfile.test.ts; here against the real
+// release and install it names: the build stage's `npm ci --omit=dev` in the release folder,
+// whose node_modules the final stage copies to /opt/memberkit and runs MEMBERKIT_CMD from.
+const DOCKERFILE = parseDockerfile(readFileSync(join(ROOT, 'templates', 'node', 'Dockerfile'), 'utf8'));
+const [DOCKER_BUILD, DOCKER_FINAL] = DOCKERFILE.stages;
+const DOCKER_RELEASE_INSTALL = instructions(DOCKER_BUILD!, 'RUN').find((ins) => runCommands(ins).some((c) => c[0] === 'npm' && c[1] === 'ci' && c.includes('--omit=dev')))!;
+const DOCKER_CLI = envPairs(instructions(DOCKER_FINAL!, 'ENV').find((ins) => 'MEMBERKIT_CMD' in envPairs(ins))!).MEMBERKIT_CMD!.split(' ')[1]!;
 
 beforeAll(async () => {
   const release = await sh('npm run -s release', ROOT, {}, 170_000);
@@ -47,6 +56,9 @@ describe('outside the repository, from the release', () => {
     ]);
     for (const spec of Object.values(pkg.overrides)) expect(existsSync(join(RELEASE, spec.replace(/^file:/, '')))).toBe(true);
     expect(pkg.dependencies['@memberkit/cli']).toBe('file:memberkit-cli-0.1.0.tgz');
+    // What the Dockerfile's `npm ci --omit=dev` in /src/release (the checkout's release/) needs.
+    expect(DOCKER_RELEASE_INSTALL.workdir).toBe('/src/release');
+    for (const file of ['package.json', 'package-lock.json']) expect(existsSync(join(RELEASE, file)), file).toBe(true);
   });
 
   it('generated packages name no registry @memberkit package, only the release tarballs', () => {
@@ -84,7 +96,16 @@ describe('outside the repository, from the release', () => {
     expect(relative(NODE_DIR, bin)).toBe(join('node_modules', '@memberkit', 'cli', 'dist', 'bin.js'));
     const version = await sh('./node_modules/.bin/memberkit --version', NODE_DIR);
     expect(version.output.trim()).toBe('0.1.0');
+    // The image runs the CLI at the same place in its own --omit=dev install of these tarballs,
+    // an install without the build toolchain.
+    const fromBuild = copiedFrom(DOCKER_FINAL!, DOCKER_CLI)!;
+    expect(fromBuild.source).toBe(DOCKER_RELEASE_INSTALL.workdir);
+    expect(existsSync(join(NODE_DIR, fromBuild.rest)), fromBuild.rest).toBe(true);
+    for (const tool of ['typescript', 'tsx', 'vitest', 'esbuild', 'turbo']) {
+      expect(existsSync(join(NODE_DIR, 'node_modules', tool)), `${tool} in an --omit=dev install`).toBe(false);
+    }
 
+    const before = new Set(nodeFiles());
     server = await startServer('./start.sh --port 0 --host 127.0.0.1', NODE_DIR, { MEMBERKIT_CMD: '' });
     const base = `http://127.0.0.1:${server.port}/mn/v2`;
     const ping = await fetch(`${base}/monitor/ping`);
@@ -98,8 +119,17 @@ describe('outside the repository, from the release', () => {
     // start.sh picked the node's own install, not a checkout or the PATH.
     const cmdline = readFileSync(`/proc/${await childNodePid(server)}/cmdline`, 'utf8');
     expect(cmdline).toContain(join(NODE_DIR, 'node_modules'));
+    // The image and the systemd unit let the node write only data/.
+    const written = nodeFiles().filter((f) => !before.has(f));
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.filter((f) => f !== 'data' && !f.startsWith('data/'))).toEqual([]);
   }, 170_000);
 });
+
+/** The node folder's files (not node_modules), relative to it. */
+function nodeFiles(): string[] {
+  return (readdirSync(NODE_DIR, { recursive: true }) as string[]).filter((f) => f !== 'node_modules' && !f.startsWith('node_modules/'));
+}
 
 /** The node process start.sh exec'd (sh -c → start.sh → node, one process after exec). */
 async function childNodePid(s: Server): Promise<number> {
