@@ -5,6 +5,7 @@ export * from './session.js';
 export * from './errors.js';
 export * from './tokens.js';
 export * from './clock.js';
+export { eventLoopPacer } from './event-loop-pacer.js';
 export * from './logger.js';
 export * from './container.js';
 export * from './node.js';

@@ -101,13 +101,28 @@ export function citationOf(md: ScienceMetadata | undefined, title: string, pid: 
   return parts.join(' ');
 }
 
-/** Metadata as pages may show it: only http(s) URLs kept as URLs (licence, ORCID). */
+/**
+ * How much of one document a page shows: a page is for people, and an uploaded document may
+ * hold 120,000 keywords or a 10 MB abstract (the whole document stays available as metadata).
+ */
+export const PAGE_METADATA_LIMITS = { creators: 100, keywords: 100, temporal: 20, spatial: 100, alternateIdentifiers: 20, places: 100, textChars: 20_000 } as const;
+
+const clip = (text: string | undefined): string | undefined =>
+  text === undefined || text.length <= PAGE_METADATA_LIMITS.textChars ? text : `${text.slice(0, PAGE_METADATA_LIMITS.textChars).replace(/[\uD800-\uDBFF]$/, '')}…`;
+
+/** Metadata as pages may show it: only http(s) URLs kept as URLs (licence, ORCID); lists and texts bounded (PAGE_METADATA_LIMITS). */
 export function safeMetadata(md: ScienceMetadata): ScienceMetadata {
-  const out: ScienceMetadata = { ...md, creators: md.creators.map((c) => {
+  const L = PAGE_METADATA_LIMITS;
+  const out: ScienceMetadata = { ...md, keywords: md.keywords.slice(0, L.keywords), temporal: md.temporal.slice(0, L.temporal), spatial: md.spatial.slice(0, L.spatial), alternateIdentifiers: md.alternateIdentifiers.slice(0, L.alternateIdentifiers), creators: md.creators.slice(0, L.creators).map((c) => {
     const { orcid, ...rest } = c;
     const safe = httpUrl(orcid);
     return safe ? { ...rest, orcid: safe } : rest;
   }) };
+  if (md.places) out.places = md.places.slice(0, L.places);
+  for (const k of ['title', 'abstract'] as const) {
+    const v = clip(md[k]);
+    if (v !== undefined) out[k] = v;
+  }
   if (md.license) {
     const { url, ...rest } = md.license;
     const safe = httpUrl(url);

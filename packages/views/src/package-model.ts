@@ -1,5 +1,5 @@
 import type { MetadataAdapter, ObjectRecord } from '@memberkit/types';
-import { seriesHead } from '@memberkit/core';
+import { eventLoopPacer, seriesHead } from '@memberkit/core';
 import type { ResourceMap } from '@memberkit/science';
 import { locationsOf } from './locations.js';
 
@@ -49,7 +49,9 @@ export async function buildPackageModel(metadata: MetadataAdapter, mapRecord: Ob
   const locations = locationsOf(map);
   const members: PackageMember[] = [];
   const seen = new Set<string>();
+  const pace = eventLoopPacer();
   for (const id of map.aggregated) {
+    await pace();
     if (seen.has(id) || id === mapPid) continue;
     seen.add(id);
     ids.add(id);
