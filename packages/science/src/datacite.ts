@@ -1,5 +1,6 @@
 import { attr, kid, kids, num, orcidOf, path, text, uniq, type Node } from './xml.js';
 import { emptyMetadata, type Creator, type ScienceMetadata } from './types.js';
+import { creatorFromString, organization, person } from './names.js';
 
 /** DataCite metadata kernel 2.x, 3.x, 4.x. */
 export function isDataCiteFormat(formatId: string): boolean {
@@ -7,28 +8,37 @@ export function isDataCiteFormat(formatId: string): boolean {
 }
 
 function creator(c: Node): Creator | undefined {
-  const raw = text(kid(c, 'creatorName'));
-  let given = text(kid(c, 'givenName'));
-  let family = text(kid(c, 'familyName'));
-  const nameType = attr(kid(c, 'creatorName'), 'nameType');
-  if (raw && !given && !family && nameType !== 'Organizational') {
-    const m = /^([^,]+),\s*(.+)$/.exec(raw);
-    if (m) (family = m[1]!.trim()), (given = m[2]!.trim());
-  }
-  const name = given && family ? `${given} ${family}` : raw;
-  if (!name) return undefined;
-  const out: Creator = { name };
-  if (given) out.givenName = given;
-  if (family) out.familyName = family;
+  const nameNode = kid(c, 'creatorName');
+  const raw = text(nameNode);
+  const given = text(kid(c, 'givenName'));
+  const family = text(kid(c, 'familyName'));
+  const nameType = attr(nameNode, 'nameType');
+  const aff = text(kid(c, 'affiliation'));
+  let out: Creator;
+  // The kind as the kernel says it (nameType, kernel 4.1+), else by given/family names, else by the name's form.
+  if (nameType === 'Organizational') out = organization(raw ?? family ?? given ?? '');
+  else if (given || family) out = person({ ...(raw ? { written: raw } : {}), ...(given ? { given } : {}), ...(family ? { family } : {}) });
+  else if (raw) out = creatorFromString(raw, nameType === 'Personal' ? 'person' : undefined);
+  else return undefined;
+  if (!out.name) return undefined;
   for (const id of kids(c, 'nameIdentifier')) {
     if (/orcid/i.test(attr(id, 'nameIdentifierScheme') ?? '')) {
       const o = orcidOf(text(id));
       if (o) out.orcid = o;
     }
   }
-  const aff = text(kid(c, 'affiliation'));
-  if (aff) out.organization = aff;
+  if (aff && out.kind !== 'organization') out.organization = aff;
   return out;
+}
+
+/** "lat long" (kernel 3 geoLocationPoint) or pointLatitude/pointLongitude (kernel 4). */
+function point(p: Node | undefined): { lat: number; lon: number } | undefined {
+  if (!p) return undefined;
+  let lat = num(text(kid(p, 'pointLatitude')));
+  let lon = num(text(kid(p, 'pointLongitude')));
+  if (lat === undefined && lon === undefined) [lat, lon] = (text(p) ?? '').split(/[\s,]+/).map(num);
+  if (lat === undefined || lon === undefined || Math.abs(lat) > 90 || Math.abs(lon) > 180) return undefined;
+  return { lat, lon };
 }
 
 export function readDataCite(formatId: string, root: Node): ScienceMetadata {
@@ -55,7 +65,13 @@ export function readDataCite(formatId: string, root: Node): ScienceMetadata {
   for (const g of path(root, 'geoLocations', 'geoLocation')) {
     const description = text(kid(g, 'geoLocationPlace'));
     const box = kid(g, 'geoLocationBox');
-    if (!box) continue;
+    if (!box) {
+      // A point is a box of no extent; a place alone is kept by name.
+      const at = point(kid(g, 'geoLocationPoint'));
+      if (at) md.spatial.push({ west: at.lon, east: at.lon, north: at.lat, south: at.lat, ...(description ? { description } : {}) });
+      else if (description) (md.places ??= []).push(description);
+      continue;
+    }
     let west: number | undefined, east: number | undefined, north: number | undefined, south: number | undefined;
     if (kid(box, 'westBoundLongitude')) {
       west = num(text(kid(box, 'westBoundLongitude')));

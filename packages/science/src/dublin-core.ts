@@ -1,5 +1,6 @@
 import { kids, num, text, uniq, type Node } from './xml.js';
 import { emptyMetadata, type ScienceMetadata } from './types.js';
+import { creatorFromString } from './names.js';
 
 /** Dublin Core records: DataONE's ONEDCX, OAI-PMH oai_dc, bare dc/dcterms documents. */
 export function isDublinCoreFormat(formatId: string): boolean {
@@ -29,10 +30,8 @@ export function readDublinCore(formatId: string, root: Node): ScienceMetadata {
   const all = (name: string): string[] => containers.flatMap((c) => kids(c, name)).map(text).filter((s): s is string => !!s);
   const title = all('title')[0];
   if (title) md.title = title;
-  for (const name of uniq(all('creator'))) {
-    const m = /^([^,]+),\s*(.+)$/.exec(name);
-    md.creators.push(m ? { name: `${m[2]!.trim()} ${m[1]!.trim()}`, familyName: m[1]!.trim(), givenName: m[2]!.trim() } : { name });
-  }
+  // Kept as written ("McClure, Sarah (Penn State)") and split: family, given, affiliation.
+  for (const name of uniq(all('creator'))) md.creators.push(creatorFromString(name));
   const abstract = all('abstract')[0] ?? all('description')[0];
   if (abstract) md.abstract = abstract;
   md.keywords = uniq(all('subject'));
@@ -49,7 +48,18 @@ export function readDublinCore(formatId: string, root: Node): ScienceMetadata {
   }
   for (const s of all('spatial')) {
     const p = dcmiPairs(s);
-    if (!p) continue;
+    if (!p) {
+      (md.places ??= []).push(s);
+      continue;
+    }
+    // DCMI Point: east=; north=.
+    const px = num(p.get('east'));
+    const py = num(p.get('north'));
+    if (px !== undefined && py !== undefined) {
+      const name = p.get('name');
+      md.spatial.push({ west: px, east: px, north: py, south: py, ...(name ? { description: name } : {}) });
+      continue;
+    }
     const west = num(p.get('westlimit'));
     const east = num(p.get('eastlimit'));
     const north = num(p.get('northlimit'));

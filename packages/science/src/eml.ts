@@ -16,6 +16,9 @@ export function emlParty(p: Node): Creator | undefined {
   const name = personal || organization || position;
   if (!name) return undefined;
   const c: Creator = { name };
+  // As the federation's indexer: an individualName is a person, an organizationName alone an organisation.
+  if (personal) c.kind = 'person';
+  else if (organization) c.kind = 'organization';
   if (given.length) c.givenName = given.join(' ');
   if (family) c.familyName = family;
   if (organization) c.organization = organization;
@@ -37,14 +40,45 @@ function partyName(p: Node | undefined): string | undefined {
   return text(kid(p, 'organizationName')) ?? emlParty(p)?.name;
 }
 
+/** Elements carrying an `id` attribute, first one per id, found by a bounded iterative walk. */
+function elementsById(root: Node): Map<string, Node> {
+  const byId = new Map<string, Node>();
+  const stack: Array<{ node: Node; depth: number }> = [{ node: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    const id = attr(node, 'id');
+    if (id !== undefined && !byId.has(id)) byId.set(id, node);
+    if (depth >= 64) continue;
+    for (const [k, v] of Object.entries(node)) {
+      if (k.startsWith('@_') || k === '#text' || !Array.isArray(v)) continue;
+      for (const c of v) stack.push({ node: c, depth: depth + 1 });
+    }
+  }
+  return byId;
+}
+
+/**
+ * A party as written, or the earlier party it names by `<references>` (EML lets a creator,
+ * contact or publisher be given once with an id and referred to afterwards). A reference
+ * to a party that itself only references is followed no further.
+ */
+function resolveParty(p: Node, byId: () => Map<string, Node>): Node {
+  const ref = text(kid(p, 'references'));
+  if (!ref) return p;
+  const target = byId().get(ref);
+  return target && !kid(target, 'references') ? target : p;
+}
+
 export function readEml(formatId: string, root: Node): ScienceMetadata {
   const md = emptyMetadata(formatId);
   const ds = kid(root, 'dataset') ?? kid(root, 'citation') ?? kid(root, 'software') ?? kid(root, 'protocol');
   if (!ds) return md;
   const title = text(kid(ds, 'title'));
   if (title) md.title = title;
+  let ids: Map<string, Node> | undefined;
+  const byId = (): Map<string, Node> => (ids ??= elementsById(root));
   for (const p of kids(ds, 'creator')) {
-    const c = emlParty(p);
+    const c = emlParty(resolveParty(p, byId));
     if (c) md.creators.push(c);
   }
   const abstract = paragraphs(kid(ds, 'abstract'));
@@ -86,7 +120,8 @@ export function readEml(formatId: string, root: Node): ScienceMetadata {
       md.license = url ? { name, url } : { name };
     }
   }
-  const publisher = partyName(kid(ds, 'publisher'));
+  const publisherNode = kid(ds, 'publisher');
+  const publisher = partyName(publisherNode && resolveParty(publisherNode, byId));
   if (publisher) md.publisher = publisher;
   const pubDate = text(kid(ds, 'pubDate'));
   if (pubDate) md.pubDate = pubDate;

@@ -1,5 +1,6 @@
 import { attr, firstUrl, kid, kids, num, orcidOf, path, text, uniq, type Node } from './xml.js';
 import { emptyMetadata, type Creator, type ScienceMetadata } from './types.js';
+import { organization as organizationCreator, personFromString } from './names.js';
 
 /** ISO 19115 in its ISO 19139 XML encoding (gmd, NOAA and PANGAEA profiles, gmi). */
 export function isIsoFormat(formatId: string): boolean {
@@ -14,29 +15,33 @@ function str(node: Node | undefined): string | undefined {
 
 const AUTHOR_ROLES = new Set(['author', 'originator', 'principalInvestigator', 'creator', 'coAuthor']);
 
+/**
+ * A code list value as ISO documents write it: `author`, or a URL or URI naming it
+ * (`http://.../codelists.xml#CI_RoleCode_author`, `...#CI_DateTypeCode_publication`).
+ */
+export function codeValue(node: Node | undefined): string | undefined {
+  const raw = attr(node, 'codeListValue')?.trim() || text(node);
+  if (!raw) return undefined;
+  const hash = raw.lastIndexOf('#');
+  const tail = hash >= 0 ? raw.slice(hash + 1) : /^https?:\/\//i.test(raw) ? raw.slice(raw.lastIndexOf('/') + 1) : raw;
+  return tail.replace(/^(?:CI_RoleCode|CI_DateTypeCode|CI_[A-Za-z]+Code)_/, '');
+}
+
 function role(p: Node): string | undefined {
-  const r = kid(kid(p, 'role'), 'CI_RoleCode');
-  return attr(r, 'codeListValue') ?? text(r);
+  return codeValue(kid(kid(p, 'role'), 'CI_RoleCode'));
 }
 
 function party(p: Node): Creator | undefined {
   const individual = str(kid(p, 'individualName'));
   const organization = str(kid(p, 'organisationName'));
   const position = str(kid(p, 'positionName'));
-  const name = individual ?? organization ?? position;
-  if (!name) return undefined;
-  const c: Creator = { name };
-  if (individual) {
-    // ISO writes "Family, Given" or "Given Family"; split only the unambiguous comma form.
-    const m = /^([^,]+),\s*(.+)$/.exec(individual);
-    if (m) {
-      c.familyName = m[1]!.trim();
-      c.givenName = m[2]!.trim();
-      c.name = `${c.givenName} ${c.familyName}`;
-    }
-  }
-  if (organization && individual) c.organization = organization;
-  else if (organization && !individual) c.organization = organization;
+  // As the federation's indexer: an individualName is a person (written "Family, Given" or
+  // "Given Family"), an organisationName alone an organisation.
+  let c: Creator;
+  if (individual) c = personFromString(individual, organization);
+  else if (organization) c = organizationCreator(organization);
+  else if (position) c = { name: position };
+  else return undefined;
   const email = str(path(p, 'contactInfo', 'CI_Contact', 'address', 'CI_Address', 'electronicMailAddress')[0]);
   if (email) c.email = email;
   const anchor = kid(kid(p, 'individualName'), 'Anchor');
@@ -98,7 +103,7 @@ export function readIso(formatId: string, root: Node): ScienceMetadata {
   }
   const dates = path(citation, 'date', 'CI_Date');
   const dateOf = (type: string): string | undefined => {
-    const d = dates.find((x) => (attr(kid(kid(x, 'dateType'), 'CI_DateTypeCode'), 'codeListValue') ?? text(kid(x, 'dateType'))) === type);
+    const d = dates.find((x) => codeValue(kid(kid(x, 'dateType'), 'CI_DateTypeCode') ?? kid(x, 'dateType')) === type);
     const dd = kid(d, 'date');
     return text(kid(dd, 'Date')) ?? text(kid(dd, 'DateTime'));
   };

@@ -1,6 +1,18 @@
 export interface Creator {
-  /** Display name as the document gives it ("Given Family", or an organization's name). */
+  /** Display name ("Given Family" for a person whose name is split, else the name as given). */
   name: string;
+  /**
+   * The name exactly as the document writes it, when that differs from `name` ("Peach, A.",
+   * "McClure, Sarah (Penn State)"): the federation's index searches names as written.
+   */
+  written?: string;
+  /**
+   * Person or organisation, the way the federation's indexer tells them apart (EML and ISO
+   * individualName → person, organizationName/organisationName → organisation; DataCite
+   * nameType; schema.org @type; names alone by their form). Absent when the document does
+   * not say (an EML or ISO positionName only).
+   */
+  kind?: 'person' | 'organization';
   givenName?: string;
   familyName?: string;
   /** https://orcid.org/0000-... when the document carries one. */
@@ -36,6 +48,10 @@ export interface ScienceMetadata {
   publisher?: string;
   pubDate?: string;
   alternateIdentifiers: string[];
+  /** Named places without coordinates (DataCite geoLocationPlace alone, Dryad/Dublin Core spatial names). */
+  places?: string[];
+  /** Where the data can be had (schema.org distribution / DataDownload). */
+  distribution?: Array<{ url?: string; name?: string; mediaType?: string }>;
 }
 
 /** An OAI-ORE aggregation read from a resource map. */

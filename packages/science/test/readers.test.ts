@@ -10,9 +10,9 @@ describe('EML', () => {
     expect(md.formatId).toBe('https://eml.ecoinformatics.org/eml-2.2.0');
     expect(md.title).toBe('Soil temperature and moisture at Toolik Field Station, Alaska, 2016–2019');
     expect(md.creators).toEqual([
-      { name: 'Maria J. Okonkwo-Lind', givenName: 'Maria J.', familyName: 'Okonkwo-Lind', organization: 'University of Alaska Fairbanks', email: 'mjokonkwo@alaska.edu', orcid: 'https://orcid.org/0000-0002-1825-0097' },
-      { name: 'Tomás Ibáñez', givenName: 'Tomás', familyName: 'Ibáñez', organization: 'Institute of Arctic Biology' },
-      { name: 'Toolik Field Station Environmental Data Center', organization: 'Toolik Field Station Environmental Data Center' },
+      { name: 'Maria J. Okonkwo-Lind', kind: 'person', givenName: 'Maria J.', familyName: 'Okonkwo-Lind', organization: 'University of Alaska Fairbanks', email: 'mjokonkwo@alaska.edu', orcid: 'https://orcid.org/0000-0002-1825-0097' },
+      { name: 'Tomás Ibáñez', kind: 'person', givenName: 'Tomás', familyName: 'Ibáñez', organization: 'Institute of Arctic Biology' },
+      { name: 'Toolik Field Station Environmental Data Center', kind: 'organization', organization: 'Toolik Field Station Environmental Data Center' },
     ]);
     expect(md.abstract).toContain('Overview\n\nHourly soil temperature');
     expect(md.abstract).toContain('Toolik Lake & the Kuparuk River');
@@ -50,8 +50,9 @@ describe('ISO 19139', () => {
     const md = readScienceMetadata('http://www.isotc211.org/2005/gmd-noaa', fixture('iso19139.xml'))!;
     expect(md.title).toBe('Sea surface salinity from glider transects, Gulf of Maine, 2018');
     expect(md.creators).toEqual([
-      { name: 'Leila Haddad', givenName: 'Leila', familyName: 'Haddad', organization: 'Bigelow Laboratory for Ocean Sciences', email: 'lhaddad@bigelow.example', orcid: 'https://orcid.org/0000-0003-1415-9269' },
-      { name: 'Peter Lindqvist' },
+      { name: 'Leila Haddad', kind: 'person', written: 'Haddad, Leila', givenName: 'Leila', familyName: 'Haddad', organization: 'Bigelow Laboratory for Ocean Sciences', email: 'lhaddad@bigelow.example', orcid: 'https://orcid.org/0000-0003-1415-9269' },
+      // A name without a comma is still a person (individualName), split for citation, kept as written.
+      { name: 'Peter Lindqvist', kind: 'person', givenName: 'Peter', familyName: 'Lindqvist' },
     ]);
     expect(md.publisher).toBe('NOAA National Centers for Environmental Information');
     expect(md.abstract).toMatch(/^Salinity and temperature profiles/);
@@ -69,8 +70,8 @@ describe('DataCite', () => {
     const md = readScienceMetadata('http://datacite.org/schema/kernel-4', fixture('datacite-4.xml'))!;
     expect(md.title).toBe('Boundary layer wind profiler data, SOCRATES campaign');
     expect(md.creators).toEqual([
-      { name: 'Aiko Nakamura', givenName: 'Aiko', familyName: 'Nakamura', orcid: 'https://orcid.org/0000-0001-7777-1234', organization: 'National Center for Atmospheric Research' },
-      { name: 'Earth Observing Laboratory' },
+      { name: 'Aiko Nakamura', kind: 'person', written: 'Nakamura, Aiko', givenName: 'Aiko', familyName: 'Nakamura', orcid: 'https://orcid.org/0000-0001-7777-1234', organization: 'National Center for Atmospheric Research' },
+      { name: 'Earth Observing Laboratory', kind: 'organization', organization: 'Earth Observing Laboratory' },
     ]);
     expect(md.abstract).toMatch(/^Hourly winds/);
     expect(md.keywords).toEqual(['wind profiler', 'ATMOSPHERE > ATMOSPHERIC WINDS']);
@@ -84,7 +85,7 @@ describe('DataCite', () => {
 
   it('reads kernel 3 (box as one string, "Family, Given" names)', () => {
     const md = readScienceMetadata('http://datacite.org/schema/kernel-3.1', fixture('datacite-3.xml'))!;
-    expect(md.creators).toEqual([{ name: 'Jordan Smith', givenName: 'Jordan', familyName: 'Smith' }]);
+    expect(md.creators).toEqual([{ name: 'Jordan Smith', kind: 'person', written: 'Smith, Jordan', givenName: 'Jordan', familyName: 'Smith' }]);
     expect(md.spatial).toEqual([{ south: 41, west: -72.5, north: 42.5, east: -70, description: 'Massachusetts' }]);
   });
 });
@@ -112,9 +113,9 @@ describe('format support and bad documents', () => {
   it('knows which formats it reads', () => {
     for (const f of ['eml://ecoinformatics.org/eml-2.0.1', 'https://eml.ecoinformatics.org/eml-2.2.0', 'http://www.isotc211.org/2005/gmd', 'http://datacite.org/schema/kernel-4', 'http://ns.dataone.org/metadata/schema/onedcx/v1.0'])
       expect(isScienceMetadataFormat(f)).toBe(true);
-    for (const f of ['text/csv', 'FGDC-STD-001-1998', 'http://www.openarchives.org/ore/terms']) expect(isScienceMetadataFormat(f)).toBe(false);
+    for (const f of ['text/csv', 'ddi:codebook:2_5', 'http://www.openarchives.org/ore/terms']) expect(isScienceMetadataFormat(f)).toBe(false);
     expect(isResourceMapFormat('http://www.openarchives.org/ore/terms')).toBe(true);
-    expect(readScienceMetadata('FGDC-STD-001-1998', '<metadata/>')).toBeUndefined();
+    expect(readScienceMetadata('ddi:codebook:2_5', '<codeBook/>')).toBeUndefined();
   });
 
   it('never throws: not XML, truncated, DOCTYPE/entities, empty, oversized, binary', () => {
