@@ -45,9 +45,15 @@ export function parseDateTime(text: string, field = 'dateTime'): Date {
     t -= sign * (zh * 60 + zm) * 60_000;
   }
   const date = new Date(t);
-  if (Number.isNaN(date.getTime())) throw invalid('out of range');
+  // Years 0001-9999 only: beyond them formatDateTime writes an expanded year ('+010000-…')
+  // that no xs:dateTime reader (this one included) takes back.
+  if (Number.isNaN(t) || t < MIN_INSTANT || t > MAX_INSTANT) throw invalid('out of range: years 0001 to 9999 (UTC)');
   return date;
 }
+
+/** 0001-01-01T00:00:00Z (Date.UTC would read year 1 as 1901). */
+const MIN_INSTANT = -62_135_596_800_000;
+const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;

@@ -202,6 +202,14 @@ describe('datetime parsing under fuzzing', () => {
     );
   });
 
+  it('a datetime outside years 0001-9999 (after its zone) is refused, not accepted and then written as an expanded year', () => {
+    for (const text of ['79667-04-02 01:59:06.7349957+14:00', '10000-01-01T00:00:00Z', '9999-12-31T23:59:59-01:00', '0001-01-01T00:00:00+01:00', '0000-06-01T00:00:00Z', '-0001-01-01T00:00:00Z']) {
+      expect(() => parseDateTime(text), text).toThrow(DecodeError);
+    }
+    expect(formatDateTime(parseDateTime('9999-12-31T23:59:59.999Z'))).toBe('9999-12-31T23:59:59.999Z');
+    expect(formatDateTime(parseDateTime('0001-01-01T00:00:00Z'))).toBe('0001-01-01T00:00:00.000Z');
+  });
+
   it('every instant the protocol can carry formats and parses back exactly', () => {
     fc.assert(
       fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }), (d) => {
