@@ -2,16 +2,20 @@ import type { CallContext, ExtensionKit } from '@memberkit/core';
 import { formatById, type ObjectRecord } from '@memberkit/types';
 import { isResourceMapFormat, isScienceMetadataFormat, type ResourceMap, type ScienceMetadata } from '@memberkit/science';
 import { mayDescribe } from './describe-rule.js';
+import { entitiesOf, matchEntities, type DataEntity } from './entities.js';
 import { stripControls } from './file-names.js';
 import type { PackageModel } from './package-model.js';
 import { httpUrl } from './safe-url.js';
-import { refOf, type ScienceServices } from './shared.js';
+import type { NodeInfo } from './node-info.js';
+import { readAll, refOf, type ScienceServices } from './shared.js';
 
 /** Members listed per landing page (the rest through `?start=`), and files named in JSON-LD. */
 export const FILES_PER_PAGE = 100;
 export const MAX_DISTRIBUTION = 1000;
 /** Science metadata documents tried (parsed) before a page gives up looking for one. */
 const MAX_METADATA_TRIES = 5;
+/** Largest metadata document read for its entity descriptions (entities.ts). */
+const MAX_ENTITY_BYTES = 4 * 1024 * 1024;
 
 export interface PackageFile {
   pid: string;
@@ -28,6 +32,8 @@ export interface PackageFile {
   href?: string;
   /** Landing page of the member. */
   view?: string;
+  /** The entity of the science metadata describing this file (name, description, variables). */
+  entity?: DataEntity;
 }
 
 /** Everything a theme may show about an object: gathered once per (object, package version, caller). */
@@ -50,7 +56,19 @@ export interface LandingPage {
   /** Readable files for JSON-LD `distribution` (the first MAX_DISTRIBUTION). */
   distribution: PackageFile[];
   versions: { obsoletes?: string; obsoletedBy?: string; seriesId?: string };
+  /** The citation, ending with `citationUrl`. */
   citation: string;
+  /**
+   * The link the citation ends with, one that resolves: the DOI (https://doi.org/...) when the
+   * metadata gives one; else the federation's resolve URL when the node is registered and
+   * synchronised (the CN holds the object and the URL outlives a move of the node); else the
+   * node's own MNRead.get URL of the cited document.
+   */
+  citationUrl: string;
+  /** The node serving the page (its Node document), when known. */
+  node?: NodeInfo;
+  /** Entities the metadata describes that are not files on this page (other pages, or not in the package). */
+  otherEntities: DataEntity[];
   urls: {
     /** This page (default theme), canonical. */
     self: string;
@@ -66,6 +84,10 @@ export interface LandingPage {
 export interface UrlBase {
   /** `https://host/mn/v2` — everything before `/views/`. */
   api: string;
+  /** The node serving the page. */
+  node?: NodeInfo;
+  /** The Coordinating Node's base URL (`https://cn.dataone.org/cn`) when the node is registered and synchronised. */
+  federation?: string;
 }
 
 export interface LandingOptions {
@@ -88,16 +110,29 @@ function year(s: string | undefined): string | undefined {
   return s ? /\d{4}/.exec(s)?.[0] : undefined;
 }
 
-/** "Family, G., Family, G. (Year). Title. Publisher. https://doi.org/..." */
-export function citationOf(md: ScienceMetadata | undefined, title: string, pid: string, fallbackYear: string, nodeName?: string): string {
+const DOI = /^(doi:|https?:\/\/(dx\.)?doi\.org\/)/i;
+
+/** The DOI of a document as a https://doi.org/ URL, when it names one. */
+export function doiUrl(md: ScienceMetadata | undefined): string | undefined {
+  const doi = md?.alternateIdentifiers.find((a) => DOI.test(a.trim()));
+  return doi ? httpUrl(`https://doi.org/${doi.trim().replace(DOI, '')}`) : undefined;
+}
+
+/** Where a citation of `pid` without a DOI points (see LandingPage.citationUrl). */
+export function resolveUrl(pid: string, base: UrlBase): string {
+  const enc = encodeURIComponent(pid);
+  if (base.federation && httpUrl(base.federation)) return `${base.federation.replace(/\/+$/, '')}/v2/resolve/${enc}`;
+  return `${base.api}/object/${enc}`;
+}
+
+/** "Family, G., Family, G. (Year). Title. Publisher. https://doi.org/..." (`link`: what it ends with). */
+export function citationOf(md: ScienceMetadata | undefined, title: string, link: string, fallbackYear: string, nodeName?: string): string {
   const authors = (md?.creators ?? []).slice(0, 6).map((c) => (c.familyName ? `${c.familyName}${c.givenName ? `, ${c.givenName.split(/\s+/).filter(Boolean).map((g) => `${g[0]}.`).join(' ')}` : ''}` : c.name));
   const who = authors.length > 5 ? `${authors.slice(0, 5).join(', ')}, et al.` : authors.join(', ');
-  const doi = md?.alternateIdentifiers.find((a) => /^(doi:|https?:\/\/(dx\.)?doi\.org\/)/i.test(a));
-  const id = doi ? `https://doi.org/${doi.replace(/^(doi:|https?:\/\/(dx\.)?doi\.org\/)/i, '')}` : pid;
   const parts = [who ? `${who} (${year(md?.pubDate) ?? fallbackYear}).` : `(${year(md?.pubDate) ?? fallbackYear}).`, `${title.replace(/\.$/, '')}.`];
   const publisher = md?.publisher ?? nodeName;
   if (publisher) parts.push(`${publisher}.`);
-  parts.push(id);
+  parts.push(link);
   return parts.join(' ');
 }
 
@@ -242,6 +277,21 @@ export async function gatherLanding(kit: ExtensionKit, services: ScienceServices
     if (i >= start && i < start + FILES_PER_PAGE) files.push(fileOf(m.id, r));
     if (readable && distribution.length < MAX_DISTRIBUTION) distribution.push(i >= start && i < start + FILES_PER_PAGE ? files[files.length - 1]! : fileOf(m.id, r));
   }
+  // The metadata's descriptions of the files on this page (EML entities).
+  let otherEntities: DataEntity[] = [];
+  if (metadata && metadataRecord) {
+    const doc = metadataRecord as ObjectRecord;
+    const entities = await services.entities(doc, () => entitiesOf(metadata!, doc.sysmeta.formatId, () => readAll(kit, doc, MAX_ENTITY_BYTES).catch(() => undefined))).catch(() => []);
+    if (entities.length) {
+      const { byPid, unmatched } = matchEntities(entities, files);
+      for (const f of files) {
+        const e = byPid.get(f.pid);
+        if (e) f.entity = e;
+      }
+      // Entities matching files on other pages of a large package are not "other" files.
+      otherEntities = totals.members > files.length ? [] : unmatched;
+    }
+  }
   const filePage: LandingPage['filePage'] = { start, size: FILES_PER_PAGE };
   if (start + FILES_PER_PAGE < members.length) filePage.next = `${urls.self}?start=${start + FILES_PER_PAGE}#files`;
   if (start > 0) filePage.previous = `${urls.self}?start=${Math.max(0, start - FILES_PER_PAGE)}#files`;
@@ -253,6 +303,8 @@ export async function gatherLanding(kit: ExtensionKit, services: ScienceServices
   if (record.sysmeta.obsoletedBy) versions.obsoletedBy = record.sysmeta.obsoletedBy;
   if (record.sysmeta.seriesId) versions.seriesId = record.sysmeta.seriesId;
   const mdPid = (metadataRecord as ObjectRecord | undefined)?.sysmeta.identifier;
+  const cited = (metadataRecord ?? record).sysmeta.identifier;
+  const citationUrl = doiUrl(metadata) ?? resolveUrl(cited, base);
   const page: LandingPage = {
     record,
     pid,
@@ -262,10 +314,13 @@ export async function gatherLanding(kit: ExtensionKit, services: ScienceServices
     filePage,
     distribution,
     versions,
-    citation: citationOf(metadata, title, (metadataRecord ?? record).sysmeta.identifier, String(record.sysmeta.dateUploaded.getUTCFullYear())),
+    citation: citationOf(metadata, title, citationUrl, String(record.sysmeta.dateUploaded.getUTCFullYear()), base.node?.name),
+    citationUrl,
+    otherEntities,
     urls,
     dependsOn: (id) => id === pid || id === record.sysmeta.seriesId || id === mdPid || !!model?.ids.has(id),
   };
+  if (base.node) page.node = base.node;
   if (metadataRecord) page.metadataRecord = metadataRecord;
   if (metadata) page.metadata = metadata;
   if (model) {
@@ -319,7 +374,7 @@ export function jsonLdOf(page: LandingPage): Record<string, unknown> {
   }
   const files = page.distribution.filter((f) => f.readable && f.href);
   if (files.length) {
-    ld.distribution = files.map((f) => ({ '@type': 'DataDownload', '@id': f.href, name: f.name, identifier: f.pid, contentUrl: f.href, encodingFormat: f.mediaType ?? f.formatId, contentSize: f.size }));
+    ld.distribution = files.map((f) => ({ '@type': 'DataDownload', '@id': f.href, name: f.name, identifier: f.pid, ...(f.entity?.description ? { description: f.entity.description } : {}), contentUrl: f.href, encodingFormat: f.mediaType ?? f.formatId, contentSize: f.size }));
   }
   if (page.versions.obsoletes) ld.isBasedOn = page.urls.view(page.versions.obsoletes);
   ld.citation = page.citation;

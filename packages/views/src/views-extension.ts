@@ -2,8 +2,9 @@ import type { Context, Hono } from 'hono';
 import { fail, publicSession, xmlResponse, type CallContext, type ExtensionKit, type NodeExtension } from '@memberkit/core';
 import { OptionListCodec, SystemMetadataCodec, type ApiVersion, type ObjectRecord } from '@memberkit/types';
 import type { ScienceCache } from '@memberkit/science';
-import { choosePackage, gatherLanding, type LandingPage } from './landing.js';
+import { choosePackage, gatherLanding, type LandingPage, type UrlBase } from './landing.js';
 import type { PackageModel } from './package-model.js';
+import { nodeInfoReader } from './node-info.js';
 import { secured } from './response-headers.js';
 import { readAll, scienceServices, type ScienceServices } from './shared.js';
 import type { Theme, ThemeContext } from './theme.js';
@@ -25,6 +26,14 @@ export interface ViewsOptions {
    * read: any client can send them (behind a reverse proxy, configure node.baseURL).
    */
   baseURL?: string | (() => string | undefined);
+  /**
+   * The Coordinating Node's base URL (`federation.cnBaseUrl`, e.g. `https://cn.dataone.org/cn`)
+   * once the node is registered with the federation. While the node's Node document says
+   * `synchronize="true"`, citations of objects without a DOI end with the federation's
+   * resolve URL (`{cn}/v2/resolve/{pid}`), which keeps resolving if the node moves; otherwise
+   * (a node standing alone, or not harvested) with the node's own `{baseURL}/v2/object/{pid}`.
+   */
+  federation?: string | (() => string | undefined);
 }
 
 export const BUILTIN_THEMES: readonly Theme[] = [defaultTheme, metadataTheme, jsonLdTheme];
@@ -67,6 +76,8 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
       await services?.invalidate(change);
     },
     routes(app: Hono, version: ApiVersion, kit: ExtensionKit) {
+      // The node's name and synchronize flag, from its own Node document (core's `GET /node`).
+      const nodeInfo = nodeInfoReader(() => app.request('/node'));
       const listViews = secured(
         kit.wrap('MNView.listViews', async () =>
           xmlResponse(OptionListCodec.encode({ key: 'theme', description: 'Views of objects this node renders (GET /views/{theme}/{id}); unknown themes render with default', option: [...themes.keys()] }, version)),
@@ -83,6 +94,9 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
         const record = await kit.objects.authorized(ctx, 'MNView.view', id, 'read');
         const s = services ?? scienceServices(kit);
         const api = apiBase(c, version, configuredBase());
+        const node = await nodeInfo();
+        const cn = typeof options.federation === 'function' ? options.federation() : options.federation;
+        const base: UrlBase = { api, ...(node ? { node } : {}), ...(cn && node?.synchronize ? { federation: cn } : {}) };
         const start = startParam(c);
         const anonymous = !ctx.session.authenticated && !kit.access.isPrivileged(ctx.session);
         const publicObject = kit.access.allows(publicSession(), record.sysmeta, 'read');
@@ -99,12 +113,12 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
         if (theme.cacheable && anonymous) {
           chosen = (await choosePackage(kit, s, ctx, record).catch(() => undefined)) ?? null;
           const sm = record.sysmeta;
-          cacheKey = `${theme.name}\u0000${api}\u0000${sm.identifier}@${sm.serialVersion}\u0000${chosen ? `${chosen.mapRecord.sysmeta.identifier}@${chosen.mapRecord.sysmeta.serialVersion}` : '-'}\u0000${start}`;
+          cacheKey = `${theme.name}\u0000${api}\u0000${node?.name ?? ''}\u0000${base.federation ?? ''}\u0000${sm.identifier}@${sm.serialVersion}\u0000${chosen ? `${chosen.mapRecord.sysmeta.identifier}@${chosen.mapRecord.sysmeta.serialVersion}` : '-'}\u0000${start}`;
           const hit = s.views.get(cacheKey);
           if (hit) return new Response(hit.body, { status: 200, headers: { ...headers, 'Content-Type': hit.mediaType } });
         }
         let gathered: LandingPage | undefined;
-        const tctx = themeContext(kit, s, ctx, record, api, options.maxDocumentBytes, { start, ...(chosen !== undefined ? { package: chosen } : {}) }, (p) => (gathered = p));
+        const tctx = themeContext(kit, s, ctx, record, base, options.maxDocumentBytes, { start, ...(chosen !== undefined ? { package: chosen } : {}) }, (p) => (gathered = p));
         const out = await theme.render(tctx);
         const mediaType = out.mediaType ?? theme.mediaType;
         if (cacheKey && gathered) {
@@ -124,7 +138,7 @@ function themeContext(
   services: ScienceServices,
   ctx: CallContext,
   record: ObjectRecord,
-  api: string,
+  base: UrlBase,
   maxBytes: number | undefined,
   landing: { start: number; package?: PackageModel | null },
   onPage: (page: LandingPage) => void,
@@ -133,7 +147,7 @@ function themeContext(
   return {
     record,
     page: () =>
-      (page ??= gatherLanding(kit, services, ctx, record, { api }, landing).then((p) => {
+      (page ??= gatherLanding(kit, services, ctx, record, base, landing).then((p) => {
         onPage(p);
         return p;
       })),
