@@ -128,22 +128,7 @@ async function operations(i: number) {
   ];
 }
 
-/**
- * KNOWN, reported (multipart.ts belongs to another change): a part whose header block busboy
- * refuses ("Malformed part header": an empty block, or a line without a colon) followed by
- * the object part, in a body that then ends without its closing boundary, is never answered.
- * Such bodies are left out of the fuzzing below until it is fixed; the reproducer after it
- * pins the bug (flip it.fails to it then, and drop this filter).
- */
-function knownMultipartHang(body: string): boolean {
-  const boundary = /^--([^\r\n]+)\r\n/.exec(body)?.[1];
-  if (!boundary) return false;
-  if (body.includes(`--${boundary}--`)) return false;
-  const heads = body.split(`--${boundary}`).slice(1).map((part) => part.replace(/^\r\n/, '').split('\r\n\r\n')[0] ?? '');
-  const malformed = heads.findIndex((head) => head === '' || head.split('\r\n').some((line) => !line.includes(':')));
-  return malformed >= 0 && heads.slice(malformed + 1).some((head) => /name="?object/.test(head));
-}
-
+/** Found by this fuzzer, fixed in multipart.ts: a malformed part header before the object part, no closing boundary. */
 const HANG_BOUNDARY = 'B';
 const HANG_BODY = `--B\r\n\r\nv\r\n--B\r\nContent-Disposition: form-data; name="object"; filename="object"\r\n\r\nfuzz bytes\n\r\n--form`;
 
@@ -153,17 +138,10 @@ describe('multipart bodies under mutation fuzzing (node process)', () => {
     const seed = await formBytes(createForm('fuzz-existing', bytes, sysmetaXml('fuzz-existing')));
     expect(await send('seed', `${node.baseUrl}/v2/object`, { method: 'POST', body: seed.bytes, headers: { 'Content-Type': seed.contentType, Authorization: `Bearer ${writer}` } })).toBe(200);
     let i = 0;
-    let sent = 0;
-    let skipped = 0;
     await fc.assert(
       fc.asyncProperty(fc.nat({ max: 5 }), fc.array(mutation(), { minLength: 1, maxLength: 3 }), headerMutation, async (which, mutations, header) => {
         const op = (await operations(i++))[which]!;
         const text = mutations.reduce((b, m) => m(b), op.bytes.toString('latin1'));
-        if (knownMultipartHang(text)) {
-          skipped++;
-          return;
-        }
-        sent++;
         const body = Buffer.from(text, 'latin1');
         const headers: Record<string, string> = { 'Content-Type': header(op.contentType) };
         if (op.auth) headers.Authorization = `Bearer ${writer}`;
@@ -171,16 +149,25 @@ describe('multipart bodies under mutation fuzzing (node process)', () => {
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
-    console.info(`multipart fuzzing: ${sent} mutated bodies sent, ${skipped} left out (known hang)`);
-    expect(sent).toBeGreaterThan(RUNS / 3);
     expect(await send('ping after', `${node.baseUrl}/v2/monitor/ping`, {})).toBe(200);
   }, 300_000);
 
   it('fixed (was KNOWN): a malformed part header, then the object part, then no closing boundary gets an answer', async () => {
-    expect(knownMultipartHang(HANG_BODY)).toBe(true);
     const res = await fetch(`${node.baseUrl}/v2/object`, {
       method: 'POST', body: Buffer.from(HANG_BODY, 'latin1'), signal: AbortSignal.timeout(5_000),
       headers: { 'Content-Type': `multipart/form-data; boundary=${HANG_BOUNDARY}`, Authorization: `Bearer ${writer}` },
+    });
+    expect(res.status).toBe(400);
+  }, 30_000);
+
+  // KNOWN, reported: found by the long run (FUZZ_HTTP_RUNS=1000, a create v1 body). busboy,
+  // given a close delimiter, then more delimiters and a part, neither closes nor errors when
+  // the body ends, so the request waits forever. Flip to it() when multipart.ts handles it.
+  it.fails('KNOWN (reported): parts after the close delimiter, body ending inside one, gets an answer', async () => {
+    const body = '--BB--\r\n--BB\r\n--BB\r\nContent-Disposition:form-data;="";filename="l"\r\ne:\r\n\r\nx';
+    const res = await fetch(`${node.baseUrl}/v1/object`, {
+      method: 'POST', body: Buffer.from(body, 'latin1'), signal: AbortSignal.timeout(5_000),
+      headers: { 'Content-Type': 'multipart/form-data; boundary=BB', Authorization: `Bearer ${writer}` },
     });
     expect(res.status).toBe(400);
   }, 30_000);
