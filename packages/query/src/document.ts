@@ -1,5 +1,5 @@
 import { formatById, type ObjectRecord } from '@memberkit/types';
-import { plainText, type ResourceMap, type ScienceMetadata } from '@memberkit/science';
+import { plainText, type Creator, type ResourceMap, type ScienceMetadata } from '@memberkit/science';
 import { parseSolrDate } from './parser.js';
 import { READERS_FIELD } from './schema.js';
 import type { IndexDoc, Relation } from './types.js';
@@ -21,6 +21,11 @@ export function normalizeDate(value: string | undefined): string | undefined {
  */
 export function xmlText(xml: string): string {
   return plainText(xml);
+}
+
+/** Distinct non-empty strings in first-seen order. */
+function uniqueOf(values: ReadonlyArray<string | undefined>): string[] {
+  return [...new Set(values.filter((v): v is string => !!v))];
 }
 
 /** Largest and smallest of many numbers without spreading them as arguments (which overflows the stack). */
@@ -74,17 +79,24 @@ export function buildDocument(record: ObjectRecord, science?: ScienceMetadata, s
     const begins = science.temporal.map((t) => normalizeDate(t.begin)).filter((x): x is string => !!x).sort();
     const ends = science.temporal.map((t) => normalizeDate(t.end ?? t.begin)).filter((x): x is string => !!x).sort();
     const sp = science.spatial;
+    // Names as the federation's index holds them: as the document writes them ("Peach, A.",
+    // "McClure, Sarah (Penn State)", an ISO individualName) and as displayed ("A. Peach").
+    const written = (c: Creator): string => c.written ?? c.name;
     Object.assign(doc, {
       title: science.title,
       abstract: science.abstract,
       keywords: science.keywords,
-      origin: science.creators.map((c) => c.name),
-      author: first?.name,
+      // CN: EML "Given Sur" or the organisation; ISO, DataCite, Dublin Core, FGDC, Dryad as written.
+      origin: uniqueOf(science.creators.flatMap((c) => [written(c), c.name])),
+      // CN: the first creator as the document writes it (EML: "Given Sur").
+      author: first ? written(first) : undefined,
       authorGivenName: first?.givenName,
       authorSurName: first?.familyName,
-      investigator: science.creators.map((c) => c.familyName).filter((x): x is string => !!x),
+      // CN: EML and schema.org give family names, ISO/DataCite/Dublin Core/FGDC/Dryad names as
+      // written; both are kept (and the display name), so a query written for either finds it.
+      investigator: uniqueOf(science.creators.flatMap((c) => [c.familyName, written(c), c.name])),
       orcid: science.creators.map((c) => c.orcid).filter((x): x is string => !!x),
-      originator: [...new Set(science.creators.map((c) => c.organization).filter((x): x is string => !!x))],
+      originator: uniqueOf(science.creators.map((c) => c.organization)),
       publisher: science.publisher,
       pubDate: normalizeDate(science.pubDate),
       beginDate: begins[0],
@@ -98,7 +110,9 @@ export function buildDocument(record: ObjectRecord, science?: ScienceMetadata, s
     // One push per value: spreading 120,000 keywords as arguments overflows the stack.
     text.push(science.title ?? '', science.abstract ?? '');
     for (const k of science.keywords) text.push(k);
-    for (const c of science.creators) text.push(`${c.name} ${c.organization ?? ''}`);
+    for (const c of science.creators) text.push(`${c.name} ${c.written ?? ''} ${c.organization ?? ''}`);
+    for (const p of science.places ?? []) text.push(p);
+    for (const s of science.spatial) if (s.description) text.push(s.description);
     if (scienceText) text.push(scienceText);
   }
   doc.text = text.filter(Boolean).join(' ');
