@@ -267,19 +267,29 @@ export function columnValues(doc: IndexDoc, columns: readonly FieldDef[]): unkno
 }
 
 /** A document's multi-valued rows: [field, value, ord]. */
+/**
+ * Distinct values one document indexes per descriptive field (keywords, names...): an upload
+ * of 120,000 keywords would otherwise be 120,000 rows written on the request thread. The
+ * fields access decisions read (readers, permissions) are never cut.
+ */
+export const MAX_VALUES_PER_FIELD = 1_000;
+const UNBOUNDED_FIELDS = new Set([READERS_FIELD, 'readPermission', 'writePermission', 'changePermission']);
+
 export function multiRows(doc: IndexDoc): Array<[string, string, number]> {
   const rows: Array<[string, string, number]> = [];
   for (const name of [...MULTI_FIELDS.map((d) => d.name), READERS_FIELD]) {
     const v = doc[name];
     if (v === undefined) continue;
     const list = Array.isArray(v) ? v : [v];
+    const limit = UNBOUNDED_FIELDS.has(name) ? Infinity : MAX_VALUES_PER_FIELD;
     const seen = new Set<string>();
-    list.forEach((x) => {
+    for (const x of list) {
+      if (seen.size >= limit) break;
       const s = String(x);
-      if (seen.has(s)) return;
+      if (seen.has(s)) continue;
       seen.add(s);
       rows.push([name, s, rows.length]);
-    });
+    }
   }
   return rows;
 }

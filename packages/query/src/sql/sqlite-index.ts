@@ -9,6 +9,9 @@ export interface SqliteIndexOptions {
   file: string;
 }
 
+
+/** Rows of a map's relations written per transaction (a few ms each). */
+const RELATION_CHUNK = 1_000;
 /** FTS5 expression for a phrase (or prefix on the last token) in one column. */
 function ftsExpr(field: string, kind: 'phrase' | 'prefix', tokens: string[]): string {
   const phrase = `"${tokens.join(' ')}"`;
@@ -135,12 +138,25 @@ export class SqliteSearchIndex implements SearchIndex {
     })();
   }
 
+  /**
+   * A map's relations, written in transactions of RELATION_CHUNK rows with the event loop
+   * free in between: a map of 60,000 links is 180,000 rows, seconds of synchronous SQLite
+   * that would stop every request. Searches may see a map's links arrive in steps (the index
+   * is eventually consistent anyway); the indexer writes one map's relations at a time.
+   */
   async setRelations(source: string, relations: readonly Relation[]): Promise<void> {
     const s = this.stmts;
-    this.conn.transaction(() => {
-      s.mvDeleteSrc.run(source);
-      relations.forEach((r, i) => s.mvInsert.run(r.pid, r.field, r.value, 1_000_000 + i, source));
-    })();
+    for (let from = 0; from === 0 || from < relations.length; from += RELATION_CHUNK) {
+      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      this.conn.transaction(() => {
+        if (from === 0) s.mvDeleteSrc.run(source);
+        const end = Math.min(relations.length, from + RELATION_CHUNK);
+        for (let i = from; i < end; i++) {
+          const r = relations[i]!;
+          s.mvInsert.run(r.pid, r.field, r.value, 1_000_000 + i, source);
+        }
+      })();
+    }
   }
 
   async search(req: SearchRequest): Promise<SearchResult> {
