@@ -12,9 +12,11 @@ export const WIDTH = 720;
 export const HEIGHT = 360;
 
 /** Narrowest frame (degrees of longitude): a field site shows the coast and region around it. */
-const MIN_SPAN_LON = 24;
+const MIN_SPAN_LON = 12;
 /** Frames this narrow (degrees of longitude) or narrower draw the finer 1:50m coast. */
 const REGIONAL_SPAN_LON = 60;
+/** Boxes narrower and lower than this (viewBox units) are drawn as markers. */
+const MIN_BOX = 10;
 /** Tolerance of the land outline, in viewBox units (px at full size). */
 const TOLERANCE = 1;
 
@@ -209,7 +211,8 @@ export function coverageMap(spatial: readonly SpatialCoverage[]): CoverageMap {
     const y = (view.north - Math.max(s.north, s.south)) * view.scale;
     const width = (east - s.west) * view.scale;
     const height = Math.abs(s.north - s.south) * view.scale;
-    if (width >= 4 || height >= 4) boxes.push({ x: round1(x), y: round1(y), width: round1(Math.max(width, 1)), height: round1(Math.max(height, 1)), label });
+    // A box too small to see at this scale (a field site) is shown as a marker.
+    if (width >= MIN_BOX || height >= MIN_BOX) boxes.push({ x: round1(x), y: round1(y), width: round1(Math.max(width, 1)), height: round1(Math.max(height, 1)), label });
     else points.push({ cx: round1(x + width / 2), cy: round1(y + height / 2), label });
   }
   const south = view.north - HEIGHT / view.scale;
