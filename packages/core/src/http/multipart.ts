@@ -41,6 +41,7 @@ export async function parseMultipart<T>(
     throw fail(op, 'InvalidRequest', `malformed multipart/form-data: ${(err as Error).message}`);
   }
   const fields = new Map<string, Buffer>();
+  const parts: Readable[] = [];
   let streamed: Promise<T> | undefined;
   let problem: Error | undefined;
 
@@ -51,6 +52,7 @@ export async function parseMultipart<T>(
       else fields.set(name, Buffer.from(value, 'utf8'));
     });
     parser.on('file', (name, stream) => {
+      parts.push(stream);
       // busboy destroys an unfinished part's stream with an error when the body ends early
       // (a client hanging up): an 'error' nobody listens to would end the process. The
       // failure itself reaches us through the parser's or the body's 'error' (and through
@@ -88,7 +90,28 @@ export async function parseMultipart<T>(
       // the parser ends every part stream with an error, so the request gets its answer.
       parser.destroy();
     });
-    parser.on('close', () => resolve());
+    parser.on('close', () => {
+      clearInterval(watchdog);
+      resolve();
+    });
+    // busboy, given parts after the close delimiter and a body ending inside one, neither
+    // closes nor errors: it waits forever for a part that can no longer end. Once the body
+    // has ended and the parser has taken every byte, a part that is drained but was never
+    // ended by the parser can only be such a part: the request is answered instead of hanging.
+    let watchdog: NodeJS.Timeout | undefined;
+    let suspicious = 0;
+    body.on('end', () => {
+      watchdog = setInterval(() => {
+        if (parser.destroyed) return clearInterval(watchdog);
+        const orphan = parser.writableLength === 0 && parts.some((p) => !partEnded(p) && p.readableLength === 0);
+        suspicious = orphan ? suspicious + 1 : 0;
+        if (suspicious < 2) return;
+        clearInterval(watchdog);
+        reject(fail(op, 'InvalidRequest', 'malformed multipart/form-data: the body ended inside a part that follows the closing delimiter'));
+        parser.destroy();
+      }, 50);
+      watchdog.unref();
+    });
     body.on('error', (err) => {
       parser.destroy(err);
       reject(fail(op, 'InvalidRequest', `the request body was interrupted: ${err.message}`));
@@ -116,6 +139,11 @@ export async function parseMultipart<T>(
 }
 
 function ignore(): void {}
+
+/** Whether the parser has ended this part (its last byte pushed), read or not by its consumer. */
+function partEnded(part: Readable): boolean {
+  return part.readableEnded || part.destroyed || (part as unknown as { _readableState?: { ended?: boolean } })._readableState?.ended === true;
+}
 
 /** A collected part as text. */
 export function partText(result: MultipartResult<unknown>, ...names: string[]): string | undefined {
