@@ -18,3 +18,7 @@ export {
   identifyFormat, detectFormat, FormatRules, FormatRulesError, formatRulesProblems, HEAD_BYTES, isGlob, compileGlob,
   type IdentifyInput, type IdentifyOptions, type FormatIdentification, type FormatRulesOptions, type CompiledGlob,
 } from './formats/index.js';
+export {
+  folderDataset, folderOf, datasetMembership, isDatasetMetadataFormat, writeDatasetMap, RESOURCE_MAP_FORMAT,
+  type FolderDataset, type FolderFile,
+} from './dataset-map.js';
