@@ -157,7 +157,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   const node = await createMemberNode(
     toCoreConfig(config, options.port, (p) => resolvePath(loaded, p)),
     { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
-    { logger, extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
+    { logger, extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL, federation: () => loaded.config.federation?.cnBaseUrl })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
   );
   let metrics: NodeMetrics | undefined;
   if (config.metrics.enabled) {

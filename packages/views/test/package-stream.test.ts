@@ -97,6 +97,6 @@ describe('a 200 × 5 MiB package streams with flat memory', () => {
     expect(again.status).toBe(200);
     const view = await fetch(`${node.baseUrl}/v2/views/default/big-eml`);
     expect(view.status).toBe(200);
-    expect(await view.text()).toContain('Download all (201 files');
+    expect(await view.text()).toContain('Download all files (zip)<small>201 files');
   }, 120_000);
 });

@@ -20,7 +20,7 @@ export function humanSize(bytes: number | undefined): string {
 }
 
 const CSS = `
-:root{--ink:#1d2a33;--muted:#5b6b76;--line:#dde3e8;--accent:#0b6e99;--accent-dark:#0a5a7d;--bg:#f4f6f8;--chip:#e8f1f6;--mark:#d9480f}
+:root{--ink:#1d2a33;--muted:#5b6b76;--line:#dde3e8;--accent:#0b6e99;--accent-dark:#0a5a7d;--bg:#f6f8fa;--chip:#e8f1f6;--mark:#d9480f}
 *{box-sizing:border-box}html{-webkit-text-size-adjust:100%}body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
 a{color:var(--accent)}a:hover{color:var(--accent-dark)}
 header.top{background:#0f3b57;color:#fff}header.top .bar{max-width:64rem;margin:0 auto;padding:.7rem 1.5rem;display:flex;flex-wrap:wrap;align-items:baseline;gap:.2rem .75rem}
