@@ -13,8 +13,8 @@ export interface ViewsNode {
 }
 
 /** The repository's test node (test/helpers/start-node.ts) with the MNView and MNPackage extensions. */
-export async function startViewsNode(extensions: NodeExtension[] = [createViewsExtension(), createPackagesExtension()]): Promise<ViewsNode> {
-  const node = await startNode({ nodeId: 'urn:node:VIEWSTEST', name: 'memberkit views test node', extensions });
+export async function startViewsNode(extensions: NodeExtension[] = [createViewsExtension(), createPackagesExtension()], name = 'memberkit views test node'): Promise<ViewsNode> {
+  const node = await startNode({ nodeId: 'urn:node:VIEWSTEST', name, extensions });
   return { baseUrl: node.baseUrl, tokens: node.tokens, subjects: node.subjects, stop: () => node.stop() };
 }
 
