@@ -11,7 +11,9 @@ import {
   type StoredSystemMetadata,
 } from '@memberkit/types';
 import { FormatRules, FormatRulesError, HEAD_BYTES, type FormatIdentification } from '@memberkit/science';
+import type { FolderFile } from '@memberkit/science';
 import type { TreeEntry, TreeStorageAdapter } from './tree-storage.js';
+import { FolderDatasets } from './folder-datasets.js';
 
 export interface TreeScannerOptions {
   /** The wrapped tree. */
@@ -58,6 +60,13 @@ export interface TreeScannerOptions {
   allowEmptyTree?: boolean;
   /** Where `watch()` tells what each periodic scan changed (info) and why one failed (error). */
   logger?: ScanLogger;
+  /**
+   * 'folders': after each complete scan, publish a generated resource map for every folder
+   * holding one metadata document and data files beside it (see folder-datasets.ts); the
+   * storage given to the node must then be a DatasetMapStorage over the same state database.
+   * Default false.
+   */
+  datasets?: 'folders' | false;
 }
 
 /** The part of a pino-style logger the scanners use. */
@@ -188,6 +197,7 @@ export class TreeScanner {
   private readonly formats: FormatRules;
   private schemaReady = false;
   private lastStamp = 0;
+  private datasets: FolderDatasets | undefined;
   private running: Promise<ScanReport> | undefined;
   private queued: Promise<ScanReport> | undefined;
 
@@ -425,9 +435,24 @@ export class TreeScanner {
       throw new AdapterError('unavailable', `the tree ${this.options.storage.root} lists no files; not removing the catalogued ones (set allowEmptyTree to allow)`);
     }
     await this.removeUnseen(scanId, report, signal);
+    if (this.options.datasets === 'folders') await this.updateDatasets(report);
     const final = snapshot();
     onProgress?.(final);
     return final;
+  }
+
+  /** Dataset maps of the folders, from the files this complete scan left in `wrap_files`. */
+  private async updateDatasets(report: ScanReport): Promise<void> {
+    const { stateDatabase: db, catalogue, nodeId, rightsHolder, submitter, accessPolicy } = this.options;
+    this.datasets ??= new FolderDatasets({
+      catalogue, db, pidRule: this.pidRule, nodeId, rightsHolder, checksumAlgorithm: this.algorithm,
+      ...(submitter ? { submitter } : {}), ...(accessPolicy ? { accessPolicy } : {}),
+    });
+    const files = db.prepare('SELECT path, pid, format AS formatId FROM wrap_files');
+    const d = await this.datasets.update(() => files.iterate() as Iterable<FolderFile>, () => this.batchStamp());
+    report.added += d.published;
+    report.changed += d.archived;
+    report.skipped.push(...d.skipped);
   }
 
   /** True when an unchanged file's recorded format may no longer be what identification says. */

@@ -128,6 +128,7 @@ function wrapOptions(config: MemberkitConfig): WrapOptions {
     rightsHolder: wrap.rightsHolder,
     accessPolicy: { allow: wrap.accessPolicy },
     checksumAlgorithm: wrap.checksumAlgorithm,
+    datasets: wrap.datasets,
   };
 }
 
@@ -146,6 +147,7 @@ export async function createScanner(loaded: LoadedConfig, storage: StorageAdapte
   const wrap = wrapOptions(loaded.config);
   const problems = formatRulesProblems({ overrides: wrap.formatOverrides, extraFormats: wrap.extraFormats });
   if (problems.length > 0) throw new ConfigError(problems.map((p) => `invalid configuration in ${loaded.file}: ${p}`).join('\n'));
+  if (wrap.datasets && loaded.config.storage.type !== 'tree') throw new ConfigError(`invalid configuration in ${loaded.file}: wrap.datasets "folders" needs storage type "tree" (not yet available for ${loaded.config.storage.type})`);
   return storageBackend(loaded.config.storage.type)!.scanner!(storage, metadata, wrapOptions(loaded.config), ctx);
 }
 

@@ -26,11 +26,16 @@ export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean 
     root: doc(z.string().min(1), 'The directory tree to publish.'),
     includeHidden: doc(z.boolean().default(false), 'Also publish dot-files and dot-folders.'),
   }),
-  create: async (o, ctx) => (await adapter()).createTreeStorage({ root: ctx.resolvePath(o.root), includeHidden: o.includeHidden }),
+  // Generated dataset maps (wrap.datasets) are served from the scanner's state database.
+  create: async (o, ctx) => {
+    const { createTreeStorage, DatasetMapStorage } = await adapter();
+    return new DatasetMapStorage(createTreeStorage({ root: ctx.resolvePath(o.root), includeHidden: o.includeHidden }), () => ctx.stateDatabase());
+  },
   scanner: async (storage, catalogue, wrap, ctx) => {
-    const { TreeScanner, pidFromPath } = await adapter();
+    const { TreeScanner, pidFromPath, DatasetMapStorage } = await adapter();
     return new TreeScanner({
-      storage: storage as TreeStorageAdapter,
+      storage: (storage instanceof DatasetMapStorage ? storage.inner : storage) as TreeStorageAdapter,
+      datasets: wrap.datasets,
       catalogue,
       stateDatabase: await ctx.stateDatabase(),
       nodeId: wrap.nodeId,

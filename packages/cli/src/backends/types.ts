@@ -26,6 +26,8 @@ export interface WrapOptions {
   rightsHolder: string;
   accessPolicy: AccessPolicy;
   checksumAlgorithm: 'SHA-1' | 'MD5' | 'SHA-256';
+  /** 'folders': publish a generated resource map per folder with one metadata document and data files. */
+  datasets: 'folders' | false;
 }
 
 /** What a scan did (so far, when passed to onProgress). */
