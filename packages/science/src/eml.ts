@@ -1,5 +1,5 @@
 import { attr, firstUrl, kid, kids, num, orcidOf, paragraphs, path, text, uniq, type Node } from './xml.js';
-import { emptyMetadata, type Creator, type ScienceMetadata } from './types.js';
+import { emptyMetadata, type Creator, type DataEntity, type EntityAttribute, type ScienceMetadata } from './types.js';
 
 /** EML 2.0.x, 2.1.x, 2.2.x (`eml://ecoinformatics.org/eml-2.*`, `https://eml.ecoinformatics.org/eml-2.*`). */
 export function isEmlFormat(formatId: string): boolean {
@@ -58,15 +58,76 @@ function elementsById(root: Node): Map<string, Node> {
 }
 
 /**
- * A party as written, or the earlier party it names by `<references>` (EML lets a creator,
- * contact or publisher be given once with an id and referred to afterwards). A reference
- * to a party that itself only references is followed no further.
+ * An element as written, or the earlier one it names by `<references>` (EML lets a creator,
+ * contact, publisher, entity or attributeList be given once with an id and referred to
+ * afterwards). A reference to an element that itself only references is followed no further.
  */
-function resolveParty(p: Node, byId: () => Map<string, Node>): Node {
+function resolveReference(p: Node, byId: () => Map<string, Node>): Node {
   const ref = text(kid(p, 'references'));
   if (!ref) return p;
   const target = byId().get(ref);
   return target && !kid(target, 'references') ? target : p;
+}
+
+/** What one document contributes as entities: a page is for people, and a document may list 100,000 tables. */
+export const ENTITY_LIMITS = { entities: 500, attributes: 300, urls: 10, textChars: 2000 } as const;
+
+/** EML's data entity elements, in the order its schema lists them (the parsed tree keeps order within a kind only). */
+const ENTITY_KINDS = ['dataTable', 'spatialRaster', 'spatialVector', 'storedProcedure', 'view', 'otherEntity'] as const;
+
+const bounded = (s: string | undefined): string | undefined => (s === undefined ? undefined : s.slice(0, ENTITY_LIMITS.textChars).replace(/[\uD800-\uDBFF]$/, '') || undefined);
+
+function entityAttribute(a: Node): EntityAttribute | undefined {
+  const name = bounded(text(kid(a, 'attributeName')));
+  if (!name) return undefined;
+  const out: EntityAttribute = { name };
+  const label = bounded(text(kid(a, 'attributeLabel')));
+  const definition = bounded(text(kid(a, 'attributeDefinition')));
+  if (label) out.label = label;
+  if (definition) out.definition = definition;
+  // Only ratio and interval scales carry a unit.
+  for (const scale of ['ratio', 'interval']) {
+    const unit = kid(kid(kid(a, 'measurementScale'), scale), 'unit');
+    const u = bounded(text(kid(unit, 'standardUnit')) ?? text(kid(unit, 'customUnit')));
+    if (u) {
+      out.unit = u;
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * The data entities of an EML `dataset` (name, description, file name, distribution URLs,
+ * variables), within ENTITY_LIMITS. An entity or attributeList given as `<references>` to an
+ * earlier one with an id is read from that one.
+ */
+function readEntities(ds: Node, resolve: (n: Node) => Node): DataEntity[] {
+  const out: DataEntity[] = [];
+  for (const kind of ENTITY_KINDS) {
+    for (const written of kids(ds, kind)) {
+      if (out.length >= ENTITY_LIMITS.entities) return out;
+      const e = resolve(written);
+      const objectName = bounded(path(e, 'physical', 'objectName').map(text).find(Boolean));
+      const name = bounded(text(kid(e, 'entityName'))) ?? objectName;
+      if (!name) continue;
+      const entity: DataEntity = { kind, name, urls: [], attributes: [] };
+      const id = bounded(attr(written, 'id')?.trim() || attr(e, 'id')?.trim());
+      const description = bounded(text(kid(e, 'entityDescription')));
+      if (id) entity.id = id;
+      if (description) entity.description = description;
+      if (objectName) entity.objectName = objectName;
+      entity.urls = uniq(path(e, 'physical', 'distribution', 'online', 'url').map((u) => bounded(text(u)))).slice(0, ENTITY_LIMITS.urls);
+      const list = kid(e, 'attributeList');
+      for (const a of kids(list && resolve(list), 'attribute')) {
+        if (entity.attributes.length >= ENTITY_LIMITS.attributes) break;
+        const attribute = entityAttribute(a);
+        if (attribute) entity.attributes.push(attribute);
+      }
+      out.push(entity);
+    }
+  }
+  return out;
 }
 
 export function readEml(formatId: string, root: Node): ScienceMetadata {
@@ -78,7 +139,7 @@ export function readEml(formatId: string, root: Node): ScienceMetadata {
   let ids: Map<string, Node> | undefined;
   const byId = (): Map<string, Node> => (ids ??= elementsById(root));
   for (const p of kids(ds, 'creator')) {
-    const c = emlParty(resolveParty(p, byId));
+    const c = emlParty(resolveReference(p, byId));
     if (c) md.creators.push(c);
   }
   const abstract = paragraphs(kid(ds, 'abstract'));
@@ -121,10 +182,14 @@ export function readEml(formatId: string, root: Node): ScienceMetadata {
     }
   }
   const publisherNode = kid(ds, 'publisher');
-  const publisher = partyName(publisherNode && resolveParty(publisherNode, byId));
+  const publisher = partyName(publisherNode && resolveReference(publisherNode, byId));
   if (publisher) md.publisher = publisher;
   const pubDate = text(kid(ds, 'pubDate'));
   if (pubDate) md.pubDate = pubDate;
   md.alternateIdentifiers = uniq(kids(ds, 'alternateIdentifier').map(text));
+  if (kid(root, 'dataset') === ds) {
+    const entities = readEntities(ds, (n) => resolveReference(n, byId));
+    if (entities.length) md.entities = entities;
+  }
   return md;
 }

@@ -1,7 +1,7 @@
-export type { Creator, ResourceMap, ScienceMetadata, ScienceRead, SpatialCoverage, TemporalCoverage } from './types.js';
+export type { Creator, DataEntity, EntityAttribute, ResourceMap, ScienceMetadata, ScienceRead, SpatialCoverage, TemporalCoverage } from './types.js';
 export { isScienceMetadataFormat, readScienceMetadata, readScienceMetadataResult, type ReadOptions } from './metadata.js';
 export { isResourceMapFormat, readResourceMap, readResourceMapResult, type ReadMapOptions } from './ore.js';
-export { isEmlFormat } from './eml.js';
+export { isEmlFormat, ENTITY_LIMITS } from './eml.js';
 export { isIsoFormat } from './iso.js';
 export { isDataCiteFormat } from './datacite.js';
 export { isDublinCoreFormat } from './dublin-core.js';

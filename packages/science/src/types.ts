@@ -35,6 +35,34 @@ export interface SpatialCoverage {
   description?: string;
 }
 
+/** A variable of a data entity (EML `attributeList/attribute`). */
+export interface EntityAttribute {
+  name: string;
+  label?: string;
+  definition?: string;
+  /** EML standardUnit or customUnit. */
+  unit?: string;
+}
+
+/**
+ * A data entity a science metadata document describes (EML `dataTable`, `spatialRaster`,
+ * `spatialVector`, `storedProcedure`, `view`, `otherEntity`): what a landing page shows beside
+ * each file of the package.
+ */
+export interface DataEntity {
+  /** The EML element: `dataTable`, `otherEntity`... */
+  kind: string;
+  id?: string;
+  /** entityName (else physical objectName). */
+  name: string;
+  description?: string;
+  /** physical/objectName: the file name the document gives. */
+  objectName?: string;
+  /** physical/distribution/online/url: often the object's resolve URL, naming its PID. */
+  urls: string[];
+  attributes: EntityAttribute[];
+}
+
 /** What a landing page, a search index or a citation needs from a science metadata document. */
 export interface ScienceMetadata {
   formatId: string;
@@ -52,6 +80,8 @@ export interface ScienceMetadata {
   places?: string[];
   /** Where the data can be had (schema.org distribution / DataDownload). */
   distribution?: Array<{ url?: string; name?: string; mediaType?: string }>;
+  /** The data entities the document describes (EML), bounded (see eml.ts ENTITY_LIMITS); absent when none. */
+  entities?: DataEntity[];
 }
 
 /** An OAI-ORE aggregation read from a resource map. */
