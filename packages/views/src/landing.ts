@@ -2,20 +2,18 @@ import type { CallContext, ExtensionKit } from '@memberkit/core';
 import { formatById, type ObjectRecord } from '@memberkit/types';
 import { isResourceMapFormat, isScienceMetadataFormat, type ResourceMap, type ScienceMetadata } from '@memberkit/science';
 import { mayDescribe } from './describe-rule.js';
-import { entitiesOf, matchEntities, type DataEntity } from './entities.js';
+import { matchEntities, type DataEntity } from './entities.js';
 import { stripControls } from './file-names.js';
 import type { PackageModel } from './package-model.js';
 import { httpUrl } from './safe-url.js';
 import type { NodeInfo } from './node-info.js';
-import { readAll, refOf, type ScienceServices } from './shared.js';
+import { refOf, type ScienceServices } from './shared.js';
 
 /** Members listed per landing page (the rest through `?start=`), and files named in JSON-LD. */
 export const FILES_PER_PAGE = 100;
 export const MAX_DISTRIBUTION = 1000;
 /** Science metadata documents tried (parsed) before a page gives up looking for one. */
 const MAX_METADATA_TRIES = 5;
-/** Largest metadata document read for its entity descriptions (entities.ts). */
-const MAX_ENTITY_BYTES = 4 * 1024 * 1024;
 
 export interface PackageFile {
   pid: string;
@@ -277,20 +275,17 @@ export async function gatherLanding(kit: ExtensionKit, services: ScienceServices
     if (i >= start && i < start + FILES_PER_PAGE) files.push(fileOf(m.id, r));
     if (readable && distribution.length < MAX_DISTRIBUTION) distribution.push(i >= start && i < start + FILES_PER_PAGE ? files[files.length - 1]! : fileOf(m.id, r));
   }
-  // The metadata's descriptions of the files on this page (EML entities).
+  // The metadata's descriptions of the files on this page (EML entities, read by the science worker).
   let otherEntities: DataEntity[] = [];
-  if (metadata && metadataRecord) {
-    const doc = metadataRecord as ObjectRecord;
-    const entities = await services.entities(doc, () => entitiesOf(metadata!, doc.sysmeta.formatId, () => readAll(kit, doc, MAX_ENTITY_BYTES).catch(() => undefined))).catch(() => []);
-    if (entities.length) {
-      const { byPid, unmatched } = matchEntities(entities, files);
-      for (const f of files) {
-        const e = byPid.get(f.pid);
-        if (e) f.entity = e;
-      }
-      // Entities matching files on other pages of a large package are not "other" files.
-      otherEntities = totals.members > files.length ? [] : unmatched;
+  const entities = metadata?.entities ?? [];
+  if (entities.length) {
+    const { byPid, unmatched } = matchEntities(entities, files);
+    for (const f of files) {
+      const e = byPid.get(f.pid);
+      if (e) f.entity = e;
     }
+    // Entities matching files on other pages of a large package are not "other" files.
+    otherEntities = totals.members > files.length ? [] : unmatched;
   }
   const filePage: LandingPage['filePage'] = { start, size: FILES_PER_PAGE };
   if (start + FILES_PER_PAGE < members.length) filePage.next = `${urls.self}?start=${start + FILES_PER_PAGE}#files`;

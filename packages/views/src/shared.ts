@@ -2,7 +2,6 @@ import type { ExtensionKit, ObjectChange } from '@memberkit/core';
 import type { MetadataAdapter, ObjectRecord } from '@memberkit/types';
 import { isResourceMapFormat, ScienceCache, type ResourceMap, type ScienceObjectRef } from '@memberkit/science';
 import { buildPackageModel, type PackageModel } from './package-model.js';
-import type { DataEntity } from './entities.js';
 import { ViewCache } from './view-cache.js';
 
 export const ORE_FORMAT = 'http://www.openarchives.org/ore/terms';
@@ -93,8 +92,6 @@ export interface ScienceServices {
   packages: PackageIndex;
   /** The resolved package of a resource map version (cached; undefined when it cannot be read). */
   packageModel(mapRecord: ObjectRecord): Promise<PackageModel | undefined>;
-  /** The data entities a metadata document version describes (computed by `read` once per version). */
-  entities(record: ObjectRecord, read: () => Promise<DataEntity[]>): Promise<DataEntity[]>;
   /** Rendered views for anonymous callers, by (theme, object version, package version, page). */
   views: ViewCache<{ body: string | Uint8Array; mediaType: string }>;
   /** Forget what was computed from `pid` (a change this process made). */
@@ -121,20 +118,10 @@ export function scienceServices(kit: ExtensionKit, options: { science?: ScienceC
     // Packages: a few large models; views: many small pages. Both expire for other processes' changes.
     const models = new ViewCache<Promise<PackageModel | undefined>>({ maxEntries: 64, maxBytes: 64, ttlMs: 5 * 60_000 });
     const views = new ViewCache<{ body: string | Uint8Array; mediaType: string }>({ maxEntries: 500, maxBytes: 64 * 1024 * 1024, ttlMs: 60_000 });
-    const entities = new ViewCache<Promise<DataEntity[]>>({ maxEntries: 200, maxBytes: 200, ttlMs: 30 * 60_000 });
     s = {
       science,
       packages,
       views,
-      entities(record, read) {
-        const key = `${record.sysmeta.identifier}@${record.sysmeta.serialVersion}`;
-        const hit = entities.get(key);
-        if (hit) return hit;
-        const value = read();
-        entities.set(key, value, (pid) => pid === record.sysmeta.identifier);
-        value.catch(() => entities.delete(key));
-        return value;
-      },
       packageModel(mapRecord) {
         const key = `${mapRecord.sysmeta.identifier}@${mapRecord.sysmeta.serialVersion}`;
         const hit = models.get(key);
@@ -160,7 +147,6 @@ export function scienceServices(kit: ExtensionKit, options: { science?: ScienceC
         const ids = [change.pid, ...(change.record?.sysmeta.seriesId ? [change.record.sysmeta.seriesId] : [])];
         science.invalidate(change.pid);
         for (const id of ids) {
-          entities.invalidate(id);
           models.invalidate(id);
           views.invalidate(id);
         }

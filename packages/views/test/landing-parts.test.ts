@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { humanDate, humanRange } from '../src/dates.js';
-import { matchEntities, readEmlEntities, entitiesFromMetadata } from '../src/entities.js';
+import { matchEntities } from '../src/entities.js';
 import { coverageMap, viewOf, WIDTH, HEIGHT } from '../src/map/coverage-map.js';
 import { citationOf, doiUrl, resolveUrl } from '../src/landing.js';
-import type { ScienceMetadata } from '@memberkit/science';
+import { readScienceMetadata, type ScienceMetadata } from '@memberkit/science';
 
 const emptyMetadata = (formatId: string): ScienceMetadata => ({ formatId, creators: [], keywords: [], temporal: [], spatial: [], alternateIdentifiers: [] });
 
 const KELP_XML = readFileSync(new URL('./fixtures/kelp-eml-2.2.0.xml', import.meta.url), 'utf8');
+/** The kelp dataset's entities as the science reader gives them (in production, in its worker pool). */
+const kelpEntities = () => readScienceMetadata('https://eml.ecoinformatics.org/eml-2.2.0', KELP_XML)!.entities!;
 
 describe('coverage map', () => {
   it('zooms to a regional box, draws it as a rectangle and a point as a marker, over land from world-atlas', () => {
@@ -78,8 +80,8 @@ describe('human dates', () => {
 });
 
 describe('EML entities', () => {
-  it('reads entity names, descriptions, object names, URLs and attributes with units', () => {
-    const entities = readEmlEntities(KELP_XML);
+  it('the science reader gives the landing page entity names, descriptions, object names, URLs and attributes with units', () => {
+    const entities = kelpEntities();
     expect(entities.map((e) => [e.kind, e.name, e.objectName])).toEqual([
       ['dataTable', 'Kelp canopy biomass by reef and month', 'kelp_canopy_biomass_2019_2023.csv'],
       ['dataTable', 'bottom_temperature_hourly.csv', 'bottom_temperature_hourly.csv'],
@@ -93,24 +95,8 @@ describe('EML entities', () => {
     expect(entities[0]!.urls).toEqual(['https://cn.dataone.org/cn/v2/resolve/urn%3Auuid%3Ab7d4c1e2-kelp-canopy']);
   });
 
-  it('comments, CDATA, prefixes and quoted ">" do not confuse it; entities outside <dataset> are not data entities', () => {
-    const xml = `<e:eml xmlns:e="x"><dataset><!-- <dataTable><entityName>no</entityName></dataTable> -->
-      <e:dataTable id='a>b'><entityName><![CDATA[A & B <raw>]]></entityName><entityDescription>x &amp; y</entityDescription></e:dataTable>
-      <section><dataTable><entityName>nested</entityName></dataTable></section></dataset></e:eml>`;
-    expect(readEmlEntities(xml)).toEqual([{ kind: 'dataTable', id: 'a>b', name: 'A & B <raw>', description: 'x & y', urls: [], attributes: [] }]);
-  });
-
-  it('is linear: 20,000 entities of 20 attributes are bounded and read quickly', () => {
-    const attr = '<attribute><attributeName>v</attributeName></attribute>'.repeat(20);
-    const xml = `<eml><dataset>${`<dataTable><entityName>t</entityName><attributeList>${attr}</attributeList></dataTable>`.repeat(20_000)}</dataset></eml>`;
-    const t = performance.now();
-    const entities = readEmlEntities(xml);
-    expect(performance.now() - t).toBeLessThan(2_000);
-    expect(entities).toHaveLength(500);
-  });
-
   it('matches files by resolve URL, objectName, then entityName; leaves the rest unmatched', () => {
-    const entities = readEmlEntities(KELP_XML);
+    const entities = kelpEntities();
     const { byPid, unmatched } = matchEntities(entities, [
       { pid: 'urn:uuid:b7d4c1e2-kelp-canopy', name: 'canopy.csv' },
       { pid: 'temp', name: 'bottom_temperature_hourly.csv' },
@@ -120,12 +106,6 @@ describe('EML entities', () => {
     expect(byPid.get('temp')?.kind).toBe('dataTable');
     expect(byPid.get('p')?.name).toBe('Diver survey protocol');
     expect(unmatched.map((e) => e.name)).toEqual(['Reef site photographs']);
-  });
-
-  it('uses entities the science reader gives when it has them', () => {
-    const md = { ...emptyMetadata('x'), entities: [{ name: 'a.csv', description: 'A', attributes: [{ name: 'v', unit: 'm' }, { bad: 1 }] }, { nope: true }] };
-    expect(entitiesFromMetadata(md)).toEqual([{ kind: 'entity', name: 'a.csv', description: 'A', urls: [], attributes: [{ name: 'v', unit: 'm' }] }]);
-    expect(entitiesFromMetadata(emptyMetadata('x'))).toBeUndefined();
   });
 });
 
