@@ -4,6 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import {
   AdapterError,
   createChecksumHash,
+  identifierProblem,
   type AccessPolicy,
   type ByteRange,
   type MetadataAdapter,
@@ -91,12 +92,12 @@ export class FolderDatasets {
    * called twice (folders with a metadata document first, then their files), so only those
    * folders' files are held in memory. `stamp` gives each change's dateSysMetadataModified.
    */
-  async update(files: () => Iterable<FolderFile>, stamp: () => number): Promise<DatasetReport> {
+  async update(files: () => AsyncIterable<FolderFile>, stamp: () => number): Promise<DatasetReport> {
     const report: DatasetReport = { published: 0, archived: 0, skipped: [] };
     const candidates = new Set<string>();
-    for (const f of files()) if (isDatasetMetadataFormat(f.formatId)) candidates.add(folderOf(f.path));
+    for await (const f of files()) if (isDatasetMetadataFormat(f.formatId)) candidates.add(folderOf(f.path));
     const byFolder = new Map<string, FolderFile[]>();
-    for (const f of files()) {
+    for await (const f of files()) {
       const folder = folderOf(f.path);
       if (!candidates.has(folder)) continue;
       let list = byFolder.get(folder);
@@ -120,6 +121,8 @@ export class FolderDatasets {
   private async updateFolder(folder: string, dataset: FolderDataset | undefined, stamp: () => number): Promise<'published' | 'archived' | undefined> {
     const { catalogue, db } = this.options;
     const seriesId = this.options.pidRule(folder ? `${folder}/.dataset-map` : '.dataset-map');
+    const problem = identifierProblem(`${seriesId}.v1`);
+    if (problem) throw new AdapterError('invalid', `the map identifier of this folder would be invalid: ${problem}`);
     const members = await catalogue.seriesMembers(seriesId);
     const inSeries = new Set(members.map((m) => m.pid));
     // The head: the latest version no other member obsoletes.

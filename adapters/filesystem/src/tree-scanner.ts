@@ -448,8 +448,18 @@ export class TreeScanner {
       catalogue, db, pidRule: this.pidRule, nodeId, rightsHolder, checksumAlgorithm: this.algorithm,
       ...(submitter ? { submitter } : {}), ...(accessPolicy ? { accessPolicy } : {}),
     });
-    const files = db.prepare('SELECT path, pid, format AS formatId FROM wrap_files');
-    const d = await this.datasets.update(() => files.iterate() as Iterable<FolderFile>, () => this.batchStamp());
+    // Paged by path, the event loop free between pages (the catalogue shares the connection).
+    const page = db.prepare('SELECT path, pid, format AS formatId FROM wrap_files WHERE path > ? ORDER BY path LIMIT 1000');
+    const files = async function* (): AsyncGenerator<FolderFile> {
+      for (let after = ''; ;) {
+        const rows = page.all(after) as FolderFile[];
+        yield* rows;
+        if (rows.length < 1000) return;
+        after = rows[rows.length - 1]!.path;
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    const d = await this.datasets.update(files, () => this.batchStamp());
     report.added += d.published;
     report.changed += d.archived;
     report.skipped.push(...d.skipped);

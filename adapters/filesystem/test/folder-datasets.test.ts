@@ -100,6 +100,16 @@ describe('folder datasets in the tree scanner', () => {
     expect((await store.catalogue.list({ formatId: 'http://www.openarchives.org/ore/terms', start: 0, count: 10 })).total).toBe(0);
   });
 
+  it('reads the scanner state page by page: a folder listed after the first 1,000 files is found', async () => {
+    await mkdir(join(root, 'a'));
+    await Promise.all(Array.from({ length: 1_050 }, (_, i) => put(`a/${i}.csv`, `${i}\n`)));
+    await mkdir(join(root, 'z'));
+    await put('z/eml.xml', EML);
+    await put('z/b.csv', 'b\n');
+    await scanner.scan();
+    expect((await record('z/.dataset-map.v1')).sysmeta.seriesId).toBe('z/.dataset-map');
+  });
+
   it('off by default', async () => {
     const plain = new TreeScanner({ storage: storage.inner as TreeStorageAdapter, catalogue: store.catalogue, stateDatabase: store.database, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner' });
     await put('kelp/eml.xml', EML);
