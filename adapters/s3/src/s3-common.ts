@@ -49,7 +49,8 @@ export function connect(options: S3ConnectionOptions): S3Connection {
   const config: S3ClientConfig = {
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
     ...(options.forcePathStyle !== undefined ? { forcePathStyle: options.forcePathStyle } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
+    // A copy: the SDK marks the credentials object it is given (`$source`), and this one is the caller's configuration.
+    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
     region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...options.clientConfig,
   };

@@ -45,7 +45,7 @@ export async function startS3rver(buckets: string[] = ['bucket']): Promise<S3rve
     child,
     connection,
     client() {
-      const c = new S3Client(connection);
+      const c = new S3Client({ ...connection, credentials: { ...connection.credentials } });
       clients.push(c);
       return c;
     },
