@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateXml } from '@memberkit/testkit';
 import { startNodeProcess, writeConfig, type NodeProcess } from './support/node-process.js';
+import { runCli } from '../packages/cli/test/support/cli-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ORE = 'http://www.openarchives.org/ore/terms';
@@ -153,5 +154,23 @@ describe('wrap mode: a folder with an EML and its CSV files is one dataset', () 
     expect(await meta(SERIES)).toContain(`<identifier>${SERIES}.v2</identifier>`);
     scan(dataDir);
     expect((await get(`/v2/meta/${encodeURIComponent(`${SERIES}.v3`)}`)).status).toBe(404);
+  }, 60_000);
+});
+
+describe('wrap.datasets on a storage that cannot serve generated maps', () => {
+  it('is a configuration error naming the setting, before anything is opened', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memberkit-datasets-s3-'));
+    try {
+      writeConfig(dir, {
+        storage: { type: 's3-bucket', bucket: 'archive', endpoint: 'http://127.0.0.1:9', region: 'us-east-1', forcePathStyle: true },
+        wrap: { rightsHolder: 'CN=archive owner', datasets: 'folders' },
+      });
+      const run = await runCli(['scan', dir]);
+      expect(run.code, run.stderr).not.toBe(0);
+      expect(run.stderr).toMatch(/wrap\.datasets "folders" needs storage type "tree"/);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

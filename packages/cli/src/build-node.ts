@@ -90,6 +90,8 @@ interface Parts {
 /** The adapters the configuration asks for (not yet opened). */
 async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts> {
   const { config } = loaded;
+  // Before any adapter opens: the generated maps are served by the tree backend only.
+  if (config.wrap?.datasets && config.storage.type !== 'tree') throw new ConfigError(`invalid configuration in ${loaded.file}: wrap.datasets "folders" needs storage type "tree" (not yet available for ${config.storage.type}); set wrap.datasets to false`);
   let catalogue: Catalogue | undefined;
   let ownState: BetterSqlite3.Database | undefined;
   const ctx: BackendContext = {
@@ -147,7 +149,6 @@ export async function createScanner(loaded: LoadedConfig, storage: StorageAdapte
   const wrap = wrapOptions(loaded.config);
   const problems = formatRulesProblems({ overrides: wrap.formatOverrides, extraFormats: wrap.extraFormats });
   if (problems.length > 0) throw new ConfigError(problems.map((p) => `invalid configuration in ${loaded.file}: ${p}`).join('\n'));
-  if (wrap.datasets && loaded.config.storage.type !== 'tree') throw new ConfigError(`invalid configuration in ${loaded.file}: wrap.datasets "folders" needs storage type "tree" (not yet available for ${loaded.config.storage.type})`);
   return storageBackend(loaded.config.storage.type)!.scanner!(storage, metadata, wrapOptions(loaded.config), ctx);
 }
 
