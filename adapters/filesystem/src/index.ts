@@ -2,4 +2,3 @@ export * from './managed-storage.js';
 export * from './tree-storage.js';
 export * from './tree-scanner.js';
 export * from './sqlite/index.js';
-export * from './folder-datasets.js';

@@ -11,9 +11,8 @@ import {
   type StoredSystemMetadata,
 } from '@memberkit/types';
 import { FormatRules, FormatRulesError, HEAD_BYTES, type FormatIdentification } from '@memberkit/science';
-import type { FolderFile } from '@memberkit/science';
+import { FolderDatasets, type FolderFile } from '@memberkit/science';
 import type { TreeEntry, TreeStorageAdapter } from './tree-storage.js';
-import { FolderDatasets } from './folder-datasets.js';
 
 export interface TreeScannerOptions {
   /** The wrapped tree. */
@@ -62,7 +61,7 @@ export interface TreeScannerOptions {
   logger?: ScanLogger;
   /**
    * 'folders': after each complete scan, publish a generated resource map for every folder
-   * holding one metadata document and data files beside it (see folder-datasets.ts); the
+   * holding one metadata document and data files beside it (@memberkit/science FolderDatasets); the
    * storage given to the node must then be a DatasetMapStorage over the same state database.
    * Default false.
    */

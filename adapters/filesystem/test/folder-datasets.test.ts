@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ObjectRecord } from '@memberkit/types';
-import { readResourceMap } from '@memberkit/science';
+import { DatasetMapStorage, readResourceMap } from '@memberkit/science';
 import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
 import { TreeScanner } from '../src/tree-scanner.js';
 import { TreeStorageAdapter } from '../src/tree-storage.js';
-import { DatasetMapStorage } from '../src/folder-datasets.js';
 
 const EML = `<?xml version="1.0"?><eml:eml xmlns:eml="https://eml.ecoinformatics.org/eml-2.2.0" packageId="p" system="s"><dataset><title>Kelp</title></dataset></eml:eml>`;
 const ISO = `<?xml version="1.0"?><gmd:MD_Metadata xmlns:gmd="http://www.isotc211.org/2005/gmd"/>`;
@@ -63,6 +62,8 @@ describe('folder datasets in the tree scanner', () => {
     expect(createHash('sha1').update(bytes).digest('hex')).toBe(map.sysmeta.checksum.value);
     expect((await bytesOf(map, { start: 5, end: 9 })).equals(bytes.subarray(5, 10))).toBe(true);
     expect((await storage.stat(map.storageKey))?.size).toBe(bytes.length);
+    await expect(storage.read(map.storageKey, { range: { start: bytes.length } })).rejects.toMatchObject({ kind: 'invalid' });
+    expect(await storage.read(`${map.storageKey}x`)).toBeUndefined();
     expect((await readResourceMap(bytes))?.documents).toEqual([{ metadata: 'kelp/eml.xml', data: 'kelp/a.csv' }]);
     const keys: string[] = [];
     for await (const e of storage.list()) keys.push(e.key);

@@ -28,11 +28,13 @@ export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean 
   }),
   // Generated dataset maps (wrap.datasets) are served from the scanner's state database.
   create: async (o, ctx) => {
-    const { createTreeStorage, DatasetMapStorage } = await adapter();
+    const { createTreeStorage } = await adapter();
+    const { DatasetMapStorage } = await import('@memberkit/science');
     return new DatasetMapStorage(createTreeStorage({ root: ctx.resolvePath(o.root), includeHidden: o.includeHidden }), () => ctx.stateDatabase());
   },
   scanner: async (storage, catalogue, wrap, ctx) => {
-    const { TreeScanner, pidFromPath, DatasetMapStorage } = await adapter();
+    const { TreeScanner, pidFromPath } = await adapter();
+    const { DatasetMapStorage } = await import('@memberkit/science');
     return new TreeScanner({
       storage: (storage instanceof DatasetMapStorage ? storage.inner : storage) as TreeStorageAdapter,
       datasets: wrap.datasets,
@@ -45,6 +47,7 @@ export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean 
       rightsHolder: wrap.rightsHolder,
       accessPolicy: wrap.accessPolicy,
       checksumAlgorithm: wrap.checksumAlgorithm,
+      logger: ctx.logger,
     });
   },
 };

@@ -1,6 +1,5 @@
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
-import type BetterSqlite3 from 'better-sqlite3';
 import {
   AdapterError,
   createChecksumHash,
@@ -10,16 +9,23 @@ import {
   type MetadataAdapter,
   type ObjectRecord,
   type StorageAdapter,
+  type StorageEntry,
   type StorageKey,
   type StorageReadResult,
   type StorageStat,
   type StoredSystemMetadata,
 } from '@memberkit/types';
-import { datasetMembership, folderDataset, folderOf, isDatasetMetadataFormat, RESOURCE_MAP_FORMAT, writeDatasetMap, type FolderDataset, type FolderFile } from '@memberkit/science';
-import { resolveRange } from './key-path.js';
+import { datasetMembership, folderDataset, folderOf, isDatasetMetadataFormat, RESOURCE_MAP_FORMAT, writeDatasetMap, type FolderDataset, type FolderFile } from './dataset-map.js';
+
+/** The part of a better-sqlite3 database the publisher uses (the scanners' state database). */
+export interface DatasetStateDatabase {
+  exec(sql: string): unknown;
+  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown };
+}
 
 /**
- * Datasets from folders in wrap mode (opt-in: `wrap.datasets: "folders"`).
+ * Datasets from folders in wrap mode (opt-in: `wrap.datasets: "folders"`), for any scanner
+ * that keeps a state database of the files it catalogued (path, PID, identified formatId).
  *
  * A folder holding exactly one science metadata document and data files beside it (see
  * @memberkit/science folderDataset) gets a generated OAI-ORE resource map:
@@ -45,14 +51,14 @@ CREATE TABLE IF NOT EXISTS wrap_dataset_maps (
 CREATE INDEX IF NOT EXISTS wrap_dataset_maps_folder ON wrap_dataset_maps (folder);
 `;
 
-function ensureSchema(db: BetterSqlite3.Database): void {
+function ensureSchema(db: DatasetStateDatabase): void {
   db.exec(SCHEMA);
 }
 
 export interface FolderDatasetsOptions {
   catalogue: MetadataAdapter;
   /** The scanner's state database. */
-  db: BetterSqlite3.Database;
+  db: DatasetStateDatabase;
   /** PID of a relative path (the scanner's rule): the map's series is `pidRule('<folder>/.dataset-map')`. */
   pidRule: (relativePath: string) => string;
   nodeId: string;
@@ -205,10 +211,10 @@ export class FolderDatasets {
  */
 export class DatasetMapStorage implements StorageAdapter {
   readonly capabilities;
-  private db: BetterSqlite3.Database | undefined;
+  private db: DatasetStateDatabase | undefined;
   private ready = false;
 
-  constructor(readonly inner: StorageAdapter, private readonly database: () => Promise<BetterSqlite3.Database>) {
+  constructor(readonly inner: StorageAdapter, private readonly database: () => Promise<DatasetStateDatabase>) {
     this.capabilities = { ...inner.capabilities, write: false, delete: false };
   }
 
@@ -231,12 +237,16 @@ export class DatasetMapStorage implements StorageAdapter {
     options?.signal?.throwIfAborted();
     const row = await this.row(key);
     if (!row) return undefined;
-    const range = resolveRange(options?.range, row.bytes.length);
-    const bytes = range ? row.bytes.subarray(range.start, range.end + 1) : row.bytes;
+    const size = row.bytes.length;
+    const range = options?.range;
+    if (range && (!Number.isSafeInteger(range.start) || range.start < 0 || range.start >= size || (range.end !== undefined && (!Number.isSafeInteger(range.end) || range.end < range.start)))) {
+      throw new AdapterError('invalid', `range ${range.start}-${range.end ?? ''} does not fit an object of ${size} bytes`);
+    }
+    const bytes = range ? row.bytes.subarray(range.start, Math.min(range.end ?? size - 1, size - 1) + 1) : row.bytes;
     return { stream: Readable.from([bytes]), length: bytes.length, size: row.bytes.length };
   }
 
-  list(options?: { prefix?: string; signal?: AbortSignal }): AsyncIterable<import('@memberkit/types').StorageEntry> {
+  list(options?: { prefix?: string; signal?: AbortSignal }): AsyncIterable<StorageEntry> {
     if (!this.inner.list) throw new AdapterError('unsupported', 'the wrapped storage cannot list');
     return this.inner.list(options);
   }
