@@ -1,7 +1,19 @@
 import { type StorageAdapter, type StorageCapabilities, type StorageKey, type StorageStat } from '@memberkit/types';
-import { S3StoreBase, type S3Entry, type S3ListOptions, type S3StoreOptions } from './s3-base.js';
+import type { StorageReadResult } from '@memberkit/types';
+import { S3StoreBase, type S3Entry, type S3ListOptions, type S3ReadOptions, type S3StoreOptions } from './s3-base.js';
 
-export type S3BucketStorageOptions = S3StoreOptions;
+export interface S3BucketStorageOptions extends S3StoreOptions {
+  /**
+   * Also publish hidden keys: a segment starting with `.` (`.git/config`, `data/.DS_Store`).
+   * Default false, the tree store's rule: hidden keys are absent from `list`, `stat` and `read`.
+   */
+  includeHidden?: boolean;
+}
+
+/** Whether a key has a hidden segment (starts with `.`): the rule both wrap stores share. */
+export function isHiddenKey(key: string): boolean {
+  return key.split('/').some((segment) => segment.startsWith('.'));
+}
 
 /**
  * A read-only StorageAdapter over an existing bucket or prefix ("wrap mode"): the archive's
@@ -19,12 +31,15 @@ export type S3BucketStorageOptions = S3StoreOptions;
  */
 export class S3BucketStorageAdapter extends S3StoreBase implements StorageAdapter {
   readonly capabilities: StorageCapabilities = { write: false, delete: false, list: true, range: true, nativeChecksums: ['MD5'] };
+  private readonly includeHidden: boolean;
 
   constructor(options: S3BucketStorageOptions) {
     super(options);
+    this.includeHidden = options.includeHidden ?? false;
   }
 
   async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {
+    if (!this.includeHidden && isHiddenKey(key)) return undefined;
     const info = await this.head(key, options);
     if (info === undefined) return undefined;
     const stat: StorageStat = { size: info.size, modified: info.modified };
@@ -34,8 +49,15 @@ export class S3BucketStorageAdapter extends S3StoreBase implements StorageAdapte
   }
 
   /** Every object under the prefix (or under `options.prefix` within it), one page at a time. */
-  list(options?: S3ListOptions): AsyncGenerator<S3Entry> {
-    return this.listUnder(options?.prefix ?? '', options);
+  async *list(options?: S3ListOptions): AsyncGenerator<S3Entry> {
+    for await (const entry of this.listUnder(options?.prefix ?? '', options)) {
+      if (this.includeHidden || !isHiddenKey(entry.key)) yield entry;
+    }
+  }
+
+  override async read(key: StorageKey, options?: S3ReadOptions): Promise<StorageReadResult | undefined> {
+    if (!this.includeHidden && isHiddenKey(key)) return undefined;
+    return super.read(key, options);
   }
 }
 

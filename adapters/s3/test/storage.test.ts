@@ -173,6 +173,27 @@ describe('S3 bucket storage (wrap mode)', () => {
     expect(await readAll((await storage.read('w/a b%c#d?e'))!.stream)).toEqual(Buffer.from('x'));
   });
 
+  it('hidden keys are absent unless includeHidden, the rule of the tree store', async () => {
+    const client = (await s3()).client();
+    const prefix = freshPrefix();
+    const all = ['a.csv', '.DS_Store', '.git/config', 'data/.hidden.csv', 'data/b.csv'];
+    for (const k of all) await client.send(new PutObjectCommand({ Bucket: 'bucket', Key: prefix + k, Body: 'x' }));
+    const keysOf = async (storage: ReturnType<typeof createS3BucketStorage>) => {
+      const keys: string[] = [];
+      for await (const e of storage.list()) keys.push(e.key);
+      return keys.sort();
+    };
+    const plain = createS3BucketStorage({ ...(await s3()).connection, bucket: 'bucket', prefix });
+    expect(await keysOf(plain)).toEqual(['a.csv', 'data/b.csv']);
+    expect(await plain.stat('.git/config')).toBeUndefined();
+    expect(await plain.read('data/.hidden.csv')).toBeUndefined();
+    const all_ = createS3BucketStorage({ ...(await s3()).connection, bucket: 'bucket', prefix, includeHidden: true });
+    expect(await keysOf(all_)).toEqual([...all].sort());
+    expect(await all_.stat('.git/config')).toMatchObject({ size: 1 });
+    await plain.close();
+    await all_.close();
+  });
+
   it('has no write or delete', () => {
     const storage = createS3BucketStorage({ bucket: 'b' }) as unknown as Record<string, unknown>;
     expect(storage.write).toBeUndefined();

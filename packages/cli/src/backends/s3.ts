@@ -52,11 +52,16 @@ export const s3Storage: StorageBackend<z.infer<typeof managedOptions>> = {
 };
 
 /** An existing bucket/prefix, read-only and in place (wrap mode). */
-export const s3BucketStorage: StorageBackend<ConnectionConfig> = {
+const bucketOptions = z.strictObject({
+  ...connection,
+  includeHidden: doc(z.boolean().default(false), 'Also publish hidden keys (a segment starting with `.`), as `tree` does with dot-files.'),
+});
+
+export const s3BucketStorage: StorageBackend<z.infer<typeof bucketOptions>> = {
   type: 's3-bucket',
   description: 'an existing S3 bucket or prefix, read-only, in place',
-  options: z.strictObject(connection),
-  create: async (o) => (await adapter()).createS3BucketStorage(toConnection(o)),
+  options: bucketOptions,
+  create: async (o) => (await adapter()).createS3BucketStorage({ ...toConnection(o), includeHidden: o.includeHidden }),
   scanner: async (storage, catalogue, wrap, ctx): Promise<Scanner> => {
     const { S3BucketScanner, pidFromKey } = await adapter();
     const scanner = new S3BucketScanner({
@@ -70,6 +75,7 @@ export const s3BucketStorage: StorageBackend<ConnectionConfig> = {
       rightsHolder: wrap.rightsHolder,
       accessPolicy: wrap.accessPolicy,
       checksumAlgorithm: wrap.checksumAlgorithm,
+      logger: ctx.logger,
     });
     const toReport = (r: Awaited<ReturnType<S3BucketScanner['scan']>>) => ({ ...r, skipped: r.skipped.map(({ key, reason }) => ({ path: key, reason })) });
     return {
