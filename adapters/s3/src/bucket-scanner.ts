@@ -10,7 +10,7 @@ import {
   type ObjectRecord,
   type StoredSystemMetadata,
 } from '@memberkit/types';
-import { FormatRules, FormatRulesError, HEAD_BYTES, type FormatIdentification } from '@memberkit/science';
+import { FolderDatasets, FormatRules, FormatRulesError, HEAD_BYTES, type FolderFile, type FormatIdentification } from '@memberkit/science';
 import type { S3BucketStorageAdapter } from './bucket-storage.js';
 import type { S3Entry } from './s3-base.js';
 
@@ -69,6 +69,13 @@ export interface S3BucketScannerOptions {
   allowEmptyBucket?: boolean;
   /** Where `watch()` tells what each periodic scan changed (info) and why one failed (error). */
   logger?: ScanLogger;
+  /**
+   * 'folders': after each complete scan, publish a generated resource map for every key
+   * "folder" holding one metadata document and data objects beside it (@memberkit/science
+   * FolderDatasets); the node's storage must then be a DatasetMapStorage over the same state
+   * database. Default false.
+   */
+  datasets?: 'folders' | false;
 }
 
 /** The part of a pino-style logger the scanner uses. */
@@ -184,6 +191,7 @@ export class S3BucketScanner {
   private readonly formats: FormatRules;
   private lastStamp = 0;
   private schemaReady = false;
+  private datasets: FolderDatasets | undefined;
   private running: Promise<S3ScanReport> | undefined;
   private queued: Promise<S3ScanReport> | undefined;
 
@@ -348,9 +356,35 @@ export class S3BucketScanner {
       throw new AdapterError('unavailable', `${this.source} lists no objects; not removing the catalogued ones (set allowEmptyBucket to allow)`);
     }
     await this.removeUnseen(scanId, report, signal);
+    if (this.options.datasets === 'folders') await this.updateDatasets(report);
     const final = snapshot();
     onProgress?.(final);
     return final;
+  }
+
+  /** Dataset maps of the key folders, from the keys this complete scan left in `s3_wrap_keys`. */
+  private async updateDatasets(report: S3ScanReport): Promise<void> {
+    const { stateDatabase: db, catalogue, nodeId, rightsHolder, submitter, accessPolicy } = this.options;
+    this.datasets ??= new FolderDatasets({
+      catalogue, db, pidRule: this.pidRule, nodeId, rightsHolder, checksumAlgorithm: this.algorithm,
+      ...(submitter ? { submitter } : {}), ...(accessPolicy ? { accessPolicy } : {}),
+    });
+    // Paged by key, the event loop free between pages (the catalogue may share the connection).
+    const page = db.prepare('SELECT key AS path, pid, format AS formatId FROM s3_wrap_keys WHERE source = ? AND key > ? ORDER BY key LIMIT 1000');
+    const source = this.source;
+    const files = async function* (): AsyncGenerator<FolderFile> {
+      for (let after = ''; ;) {
+        const rows = page.all(source, after) as FolderFile[];
+        yield* rows;
+        if (rows.length < 1000) return;
+        after = rows[rows.length - 1]!.path;
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    const d = await this.datasets.update(files, () => this.batchStamp());
+    report.added += d.published;
+    report.changed += d.archived;
+    report.skipped.push(...d.skipped.map(({ path, reason }) => ({ key: path, reason })));
   }
 
   /** Examines (HEAD, read when needed) up to `concurrency` candidates at once, then applies them. */

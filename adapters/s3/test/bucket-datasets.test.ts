@@ -1,0 +1,70 @@
+// Datasets from folders over a wrapped bucket (s3rver on loopback, the SQLite catalogue): a key
+// "folder" with one EML document and CSV objects gets a generated resource map served exactly
+// by DatasetMapStorage; a new CSV publishes the next version obsoleting the first.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { openSqliteStore, type SqliteStore } from '@memberkit/adapter-filesystem';
+import { DatasetMapStorage, readResourceMap } from '@memberkit/science';
+import { S3BucketScanner, S3BucketStorageAdapter } from '../src/index.js';
+import { startS3rver, type S3rverProcess } from './support/s3rver.js';
+
+const EML = `<?xml version="1.0"?><eml:eml xmlns:eml="https://eml.ecoinformatics.org/eml-2.2.0" packageId="p" system="s"><dataset><title>Kelp</title></dataset></eml:eml>`;
+
+let server: Promise<S3rverProcess> | undefined;
+const s3 = () => (server ??= startS3rver());
+afterAll(async () => {
+  if (server) await (await server).stop();
+});
+
+let dir: string;
+let store: SqliteStore;
+let client: S3Client;
+let prefix: string;
+let bucket: S3BucketStorageAdapter;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mk-s3datasets-'));
+  store = openSqliteStore({ file: join(dir, 'node.sqlite') });
+  await store.open();
+  client = (await s3()).client();
+  prefix = `datasets-${randomBytes(6).toString('hex')}/`;
+  bucket = new S3BucketStorageAdapter({ ...(await s3()).connection, bucket: 'bucket', prefix });
+  await bucket.open();
+});
+afterEach(async () => {
+  await bucket.close();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const put = (key: string, body: string) => client.send(new PutObjectCommand({ Bucket: 'bucket', Key: prefix + key, Body: body }));
+
+describe('S3BucketScanner with datasets "folders"', () => {
+  it('publishes a map per dataset folder, served exactly, and versions it when the folder changes', async () => {
+    await put('kelp/eml.xml', EML);
+    await put('kelp/a.csv', 'a\n1\n');
+    await put('loose/b.csv', 'b\n');
+    const storage = new DatasetMapStorage(bucket, async () => store.database);
+    const scanner = new S3BucketScanner({ storage: bucket, catalogue: store.catalogue, stateDatabase: store.database, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner', datasets: 'folders' });
+    expect((await scanner.scan()).added).toBe(4); // three objects and one map
+    const v1 = (await store.catalogue.get('kelp/.dataset-map.v1'))!;
+    const read = await storage.read(v1.storageKey);
+    const chunks: Buffer[] = [];
+    for await (const c of read!.stream) chunks.push(c as Buffer);
+    const bytes = Buffer.concat(chunks);
+    expect(createHash('md5').update(bytes).digest('hex')).toBe(v1.sysmeta.checksum.value);
+    expect(bytes.length).toBe(v1.sysmeta.size);
+    expect((await readResourceMap(bytes))?.documents).toEqual([{ metadata: 'kelp/eml.xml', data: 'kelp/a.csv' }]);
+    expect(await store.catalogue.get('loose/.dataset-map.v1')).toBeUndefined();
+
+    await put('kelp/c.csv', 'c\n');
+    await scanner.scan();
+    const v2 = (await store.catalogue.get('kelp/.dataset-map.v2'))!;
+    expect(v2.sysmeta).toMatchObject({ obsoletes: 'kelp/.dataset-map.v1', seriesId: 'kelp/.dataset-map' });
+    expect((await store.catalogue.get('kelp/.dataset-map.v1'))?.sysmeta.obsoletedBy).toBe('kelp/.dataset-map.v2');
+  }, 60_000);
+});
