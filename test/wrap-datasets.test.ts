@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateXml } from '@memberkit/testkit';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { startS3rver, type S3rverProcess } from '../adapters/s3/test/support/s3rver.js';
 import { startNodeProcess, writeConfig, type NodeProcess } from './support/node-process.js';
-import { runCli } from '../packages/cli/test/support/cli-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ORE = 'http://www.openarchives.org/ore/terms';
@@ -157,20 +158,38 @@ describe('wrap mode: a folder with an EML and its CSV files is one dataset', () 
   }, 60_000);
 });
 
-describe('wrap.datasets on a storage that cannot serve generated maps', () => {
-  it('is a configuration error naming the setting, before anything is opened', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'memberkit-datasets-s3-'));
-    try {
-      writeConfig(dir, {
-        storage: { type: 's3-bucket', bucket: 'archive', endpoint: 'http://127.0.0.1:9', region: 'us-east-1', forcePathStyle: true },
-        wrap: { rightsHolder: 'CN=archive owner', datasets: 'folders' },
-      });
-      const run = await runCli(['scan', dir]);
-      expect(run.code, run.stderr).not.toBe(0);
-      expect(run.stderr).toMatch(/wrap\.datasets "folders" needs storage type "tree"/);
-      expect(run.stderr).not.toMatch(/^\s+at /m);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+describe('wrap mode over a bucket: the same dataset from key folders', () => {
+  let s3: S3rverProcess;
+  let dir: string;
+  let node: NodeProcess;
+  beforeAll(async () => {
+    s3 = await startS3rver();
+    const client = s3.client();
+    for (const [key, body] of [['kelp/metadata.xml', EML], ['kelp/fronds.csv', 'transect,fronds\n1,40\n']]) {
+      await client.send(new PutObjectCommand({ Bucket: 'bucket', Key: `wrapped/${key}`, Body: body }));
     }
+    dir = mkdtempSync(join(tmpdir(), 'memberkit-datasets-s3-'));
+    writeConfig(dir, {
+      storage: { type: 's3-bucket', bucket: 'bucket', prefix: 'wrapped/', ...s3.connection },
+      wrap: { rightsHolder: 'CN=archive owner', datasets: 'folders' },
+    });
+    node = await startNodeProcess(dir);
   }, 60_000);
+  afterAll(async () => {
+    await node?.stop();
+    await s3?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the generated map with the checksum and size its system metadata gives', async () => {
+    const pid = 'kelp/.dataset-map.v1';
+    const sysmeta = await until('the bucket dataset map', async () => {
+      const res = await fetch(`${node.baseUrl}/v2/meta/${encodeURIComponent(pid)}`);
+      return res.status === 200 ? res.text() : undefined;
+    });
+    const bytes = Buffer.from(await (await fetch(`${node.baseUrl}/v2/object/${encodeURIComponent(pid)}`)).arrayBuffer());
+    expect(sysmeta).toContain(`<size>${bytes.length}</size>`);
+    expect(sysmeta).toContain(`<checksum algorithm="SHA-1">${createHash('sha1').update(bytes).digest('hex')}</checksum>`);
+    expect(bytes.toString('utf8')).toContain('cito:isDocumentedBy rdf:resource="https://cn.dataone.org/cn/v2/resolve/kelp%2Fmetadata.xml"');
+  }, 40_000);
 });

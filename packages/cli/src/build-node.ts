@@ -90,8 +90,6 @@ interface Parts {
 /** The adapters the configuration asks for (not yet opened). */
 async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts> {
   const { config } = loaded;
-  // Before any adapter opens: the generated maps are served by the tree backend only.
-  if (config.wrap?.datasets && config.storage.type !== 'tree') throw new ConfigError(`invalid configuration in ${loaded.file}: wrap.datasets "folders" needs storage type "tree" (not yet available for ${config.storage.type}); set wrap.datasets to false`);
   let catalogue: Catalogue | undefined;
   let ownState: BetterSqlite3.Database | undefined;
   const ctx: BackendContext = {

@@ -61,11 +61,17 @@ export const s3BucketStorage: StorageBackend<z.infer<typeof bucketOptions>> = {
   type: 's3-bucket',
   description: 'an existing S3 bucket or prefix, read-only, in place',
   options: bucketOptions,
-  create: async (o) => (await adapter()).createS3BucketStorage({ ...toConnection(o), includeHidden: o.includeHidden }),
+  // Generated dataset maps (wrap.datasets) are served from the scanner's state database.
+  create: async (o, ctx) => {
+    const { DatasetMapStorage } = await import('@memberkit/science');
+    return new DatasetMapStorage((await adapter()).createS3BucketStorage({ ...toConnection(o), includeHidden: o.includeHidden }), () => ctx.stateDatabase());
+  },
   scanner: async (storage, catalogue, wrap, ctx): Promise<Scanner> => {
     const { S3BucketScanner, pidFromKey } = await adapter();
+    const { DatasetMapStorage } = await import('@memberkit/science');
     const scanner = new S3BucketScanner({
-      storage: storage as S3BucketStorageAdapter,
+      storage: (storage instanceof DatasetMapStorage ? storage.inner : storage) as S3BucketStorageAdapter,
+      datasets: wrap.datasets,
       catalogue,
       stateDatabase: await ctx.stateDatabase(),
       nodeId: wrap.nodeId,
