@@ -60,6 +60,12 @@ describe('S3BucketScanner with datasets "folders"', () => {
     expect(bytes.length).toBe(v1.sysmeta.size);
     expect((await readResourceMap(bytes))?.documents).toEqual([{ metadata: 'kelp/eml.xml', data: 'kelp/a.csv' }]);
     expect(await store.catalogue.get('loose/.dataset-map.v1')).toBeUndefined();
+    // A bucket key that merely starts like a generated map's is still the bucket's.
+    await put('\\dataset-map\\real', 'real');
+    const real = await storage.read('\\dataset-map\\real');
+    const got: Buffer[] = [];
+    for await (const c of real!.stream) got.push(c as Buffer);
+    expect(Buffer.concat(got).toString()).toBe('real');
 
     await put('kelp/c.csv', 'c\n');
     await scanner.scan();

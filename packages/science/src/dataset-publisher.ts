@@ -227,16 +227,16 @@ export class DatasetMapStorage implements StorageAdapter {
   }
 
   async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {
-    if (!key.startsWith(DATASET_MAP_KEY_PREFIX)) return this.inner.stat(key, options);
-    const row = await this.row(key);
-    return row && { size: row.bytes.length, modified: new Date(row.created) };
+    const row = key.startsWith(DATASET_MAP_KEY_PREFIX) ? await this.row(key) : undefined;
+    if (!row) return this.inner.stat(key, options);
+    return { size: row.bytes.length, modified: new Date(row.created) };
   }
 
   async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
-    if (!key.startsWith(DATASET_MAP_KEY_PREFIX)) return this.inner.read(key, options);
+    // A key with the prefix but no generated map is the wrapped store's (a bucket key may start with a backslash).
+    const row = key.startsWith(DATASET_MAP_KEY_PREFIX) ? await this.row(key) : undefined;
+    if (!row) return this.inner.read(key, options);
     options?.signal?.throwIfAborted();
-    const row = await this.row(key);
-    if (!row) return undefined;
     const size = row.bytes.length;
     const range = options?.range;
     if (range && (!Number.isSafeInteger(range.start) || range.start < 0 || range.start >= size || (range.end !== undefined && (!Number.isSafeInteger(range.end) || range.end < range.start)))) {
