@@ -7,7 +7,7 @@ describe('what one document writes into the search index is bounded', () => {
     const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
     const rows = multiRows({ id: 'x', keywords: many('k', 120_000), readPermission: many('CN=r', 3_000), [READERS_FIELD]: many('CN=r', 3_000) } as never);
     const of = (field: string) => rows.filter((r) => r[0] === field).map((r) => r[1]);
-    expect(of('keywords')).toEqual(many('k', MAX_VALUES_PER_FIELD));
+    expect(of("keywords")).toEqual(many("k", MAX_VALUES_PER_FIELD));
     expect(of('readPermission')).toHaveLength(3_000);
     expect(of(READERS_FIELD)).toHaveLength(3_000);
   });

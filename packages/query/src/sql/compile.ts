@@ -268,11 +268,12 @@ export function columnValues(doc: IndexDoc, columns: readonly FieldDef[]): unkno
 
 /** A document's multi-valued rows: [field, value, ord]. */
 /**
- * Distinct values one document indexes per descriptive field (keywords, names...): an upload
- * of 120,000 keywords would otherwise be 120,000 rows written on the request thread. The
- * fields access decisions read (readers, permissions) are never cut.
+ * Distinct values one document indexes per descriptive field (keywords, names...), a budget
+ * far above real records: an upload of 120,000 keywords would otherwise be 120,000 rows
+ * written in one synchronous transaction. The fields access decisions read (readers,
+ * permissions) are never cut.
  */
-export const MAX_VALUES_PER_FIELD = 1_000;
+export const MAX_VALUES_PER_FIELD = 10_000;
 const UNBOUNDED_FIELDS = new Set([READERS_FIELD, 'readPermission', 'writePermission', 'changePermission']);
 
 export function multiRows(doc: IndexDoc): Array<[string, string, number]> {
