@@ -29,8 +29,12 @@ export function applySecurityHeaders(headers: Headers): void {
 export function secured<C>(handler: (c: C) => Promise<Response>): (c: C) => Promise<Response> {
   return async (c) => {
     const res = await handler(c);
-    applySecurityHeaders(res.headers);
-    if (res.status >= 400 && !res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'private');
-    return res;
+    // A new response rather than headers set on the handler's: Hono answers HEAD with
+    // `new Response(null, res)`, and with @hono/node-server's light responses that copy loses
+    // headers set after a response was made.
+    const headers = new Headers(res.headers);
+    applySecurityHeaders(headers);
+    if (res.status >= 400 && !headers.has('Cache-Control')) headers.set('Cache-Control', 'private');
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   };
 }

@@ -115,12 +115,16 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('hostile metadata: no 
     expect(csp).not.toMatch(/script-src/);
     expect(csp).not.toContain('unsafe-inline');
     for (const path of ['/v2/views/default/hostile-eml', '/v2/views/jsonld/hostile-eml', '/v2/views/metadata/hostile-eml', '/v2/views/default/no-such-object', '/v2/views', `/v2/packages/application%2Fbagit-097/hostile-map`, '/v2/packages/application%2Fbagit-097/no-such-map']) {
-      const res = await get(path);
-      await res.arrayBuffer();
-      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
-      expect(res.headers.get('x-frame-options'), path).toBe('DENY');
-      expect(res.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
-      expect(res.headers.get('vary') ?? '', path).toMatch(/Authorization/);
+      // HEAD too: Hono answers it from the GET response, and headers must survive that copy.
+      for (const method of ['GET', 'HEAD']) {
+        const res = await fetch(`${node.baseUrl}${path}`, { method });
+        await res.arrayBuffer();
+        const what = `${method} ${path}`;
+        expect(res.headers.get('x-content-type-options'), what).toBe('nosniff');
+        expect(res.headers.get('x-frame-options'), what).toBe('DENY');
+        expect(res.headers.get('content-security-policy'), what).toContain("frame-ancestors 'none'");
+        expect(res.headers.get('vary') ?? '', what).toMatch(/Authorization/);
+      }
     }
   });
 
