@@ -9,6 +9,7 @@ import {
   type MetadataAdapter,
   type ObjectRecord,
   type StoredSystemMetadata,
+  rescannedRecord,
 } from '@memberkit/types';
 import { FolderDatasets, FormatRules, FormatRulesError, HEAD_BYTES, type FolderFile, type FormatIdentification } from '@memberkit/science';
 import type { S3BucketStorageAdapter } from './bucket-storage.js';
@@ -510,24 +511,12 @@ export class S3BucketScanner {
     // The scanner corrects only a format it set itself (an administrator's choice stays).
     const setByScanner = previous?.format ?? this.legacyFormat(entry.key);
     const reformat = existing.sysmeta.formatId === setByScanner && existing.sysmeta.formatId !== format.formatId;
-    if (existing.sysmeta.size === entry.size && existing.sysmeta.checksum.algorithm === this.algorithm
-      && existing.sysmeta.checksum.value.toLowerCase() === checksum && !reformat) {
-      // Same bytes (re-uploaded, the cache row was lost, or a concurrent scan recorded it): nothing to tell the CN.
-      state.stamp = existing.sysmeta.dateSysMetadataModified.getTime();
-      return { item, change, outcome: 'unchanged', state };
-    }
-    const stamp = Math.max(base, existing.sysmeta.dateSysMetadataModified.getTime() + 1);
-    this.lastStamp = Math.max(this.lastStamp, stamp);
-    state.stamp = stamp;
-    const sysmeta: StoredSystemMetadata = {
-      ...existing.sysmeta,
-      size: entry.size,
-      checksum: { algorithm: this.algorithm, value: checksum },
-      serialVersion: existing.sysmeta.serialVersion + 1,
-      dateSysMetadataModified: new Date(stamp),
-      ...(reformat ? { formatId: format.formatId, mediaType: { name: format.mediaType, property: [] } } : {}),
-    };
-    change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta }];
+    const next = rescannedRecord(existing.sysmeta, { size: entry.size, algorithm: this.algorithm, checksum, ...(reformat ? { reformat: format } : {}) }, base);
+    state.stamp = next.stamp;
+    // Same bytes (re-uploaded, the cache row was lost, or a concurrent scan recorded it): nothing to tell the CN.
+    if (next.outcome === 'unchanged') return { item, change, outcome: 'unchanged', state };
+    this.lastStamp = Math.max(this.lastStamp, next.stamp);
+    change.replace = [{ pid, expectedSerialVersion: existing.sysmeta.serialVersion, sysmeta: next.sysmeta }];
     return { item, change, outcome: 'changed', state };
   }
 

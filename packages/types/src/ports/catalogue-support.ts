@@ -103,3 +103,30 @@ export function summaryOf(row: Record<string, unknown> | unknown[]): ObjectSumma
     dateSysMetadataModified: new Date(Number(modified)),
   };
 }
+
+/**
+ * What a wrap rescan does to a file's existing record: only size, checksum and (when the
+ * scanner set it) the format come from the file; every other field is the stored record's.
+ * Same bytes and format: 'unchanged', stamped with the record's own dateSysMetadataModified.
+ * Otherwise serialVersion + 1 and dateSysMetadataModified moved forward, never back (at least
+ * `base`, after the record's own), so a Coordinating Node harvesting by date sees the change.
+ */
+export function rescannedRecord(
+  existing: StoredSystemMetadata,
+  file: { size: number; algorithm: string; checksum: string; reformat?: { formatId: string; mediaType: string } },
+  base: number,
+): { outcome: 'unchanged'; stamp: number } | { outcome: 'changed'; stamp: number; sysmeta: StoredSystemMetadata } {
+  if (existing.size === file.size && existing.checksum.algorithm === file.algorithm && existing.checksum.value.toLowerCase() === file.checksum && !file.reformat) {
+    return { outcome: 'unchanged', stamp: existing.dateSysMetadataModified.getTime() };
+  }
+  const stamp = Math.max(base, existing.dateSysMetadataModified.getTime() + 1);
+  const sysmeta: StoredSystemMetadata = {
+    ...existing,
+    size: file.size,
+    checksum: { algorithm: file.algorithm, value: file.checksum },
+    serialVersion: existing.serialVersion + 1,
+    dateSysMetadataModified: new Date(stamp),
+    ...(file.reformat ? { formatId: file.reformat.formatId, mediaType: { name: file.reformat.mediaType, property: [] } } : {}),
+  };
+  return { outcome: 'changed', stamp, sysmeta };
+}
