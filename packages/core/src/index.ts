@@ -22,6 +22,7 @@ export { AccessControl } from './services/access-control.js';
 export { ObjectService } from './services/object-service.js';
 export { StorageService } from './services/storage-service.js';
 export { EventService } from './services/event-service.js';
+export { CatalogueWriter, type CatalogueCommit, type ChangeActor } from './services/catalogue-writer.js';
 export { CapabilitiesService } from './services/capabilities-service.js';
 export { SessionResolver } from './services/session-resolver.js';
 export { seriesHead, resolveObject } from './services/resolve.js';

@@ -15,6 +15,7 @@ export const TOKENS = {
   Capabilities: Symbol.for('memberkit.CapabilitiesService'),
   Notifications: Symbol.for('memberkit.NotificationService'),
   Changes: Symbol.for('memberkit.ChangeNotifier'),
+  Writer: Symbol.for('memberkit.CatalogueWriter'),
   Federation: Symbol.for('memberkit.Federation'),
   ExtensionServices: Symbol.for('memberkit.ExtensionServices'),
 } as const;

@@ -38,12 +38,17 @@ export class EventService {
    * operator instead.
    */
   record(ctx: CallContext, event: string, pid: string): Promise<void> {
+    return this.recordAs({ subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent }, event, pid);
+  }
+
+  /** `record` for a change with no request behind it (a wrap scan, a refresh): the actor is named. */
+  recordAs(actor: { subject: string; ipAddress: string; userAgent: string }, event: string, pid: string): Promise<void> {
     const entry: EventRecord = {
       identifier: pid,
       event,
-      subject: ctx.session.subject,
-      ipAddress: ctx.ipAddress,
-      userAgent: ctx.userAgent,
+      subject: actor.subject,
+      ipAddress: actor.ipAddress,
+      userAgent: actor.userAgent,
       dateLogged: new Date(),
       nodeIdentifier: this.config.node.identifier,
     };
