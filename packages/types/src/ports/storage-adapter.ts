@@ -51,6 +51,14 @@ export interface StorageEntry {
   key: StorageKey;
   size: number;
   modified: Date;
+  /**
+   * What changes whenever the bytes may have changed (a file's mtime in ms, an S3 ETag).
+   * Scans compare it with the version they hashed: an unchanged version is never read again.
+   * Absent: the scan hashes the entry every time.
+   */
+  version?: string;
+  /** Digests known from the listing without reading the bytes (S3 single-part ETag: MD5). */
+  checksums?: Partial<Record<ChecksumAlgorithmName, string>>;
 }
 
 /** Bytes written to the store's temporary area, hashed as they flowed, not yet visible. */
