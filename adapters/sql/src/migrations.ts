@@ -146,6 +146,39 @@ export function migrations(d: DialectSql): string[][] {
       `UPDATE mk_objects SET size = ${d.jsonNumber('sysmeta', '$.size')},
         checksum_algorithm = ${d.jsonText('sysmeta', '$.checksum.algorithm')}, checksum_value = ${d.jsonText('sysmeta', '$.checksum.value')}`,
     ],
+    // Wrap scans (see scan-state.ts): what the scanner recorded per wrapped root (root_id: SHA-256
+    // of the root's name, so keys fit MySQL's index limit), the scan lease, generated dataset maps.
+    [
+      `CREATE TABLE mk_scan_roots (
+        root_id     VARCHAR(64) NOT NULL PRIMARY KEY,
+        root        ${long} NOT NULL,
+        holder      VARCHAR(255),
+        lease_until BIGINT NOT NULL
+      )${t}`,
+      `CREATE TABLE mk_scan_entries (
+        root_id   VARCHAR(64) NOT NULL,
+        entry_key ${id} NOT NULL,
+        pid       ${id} NOT NULL,
+        size      BIGINT NOT NULL,
+        version   ${short} NOT NULL,
+        algorithm VARCHAR(16) NOT NULL,
+        checksum  VARCHAR(128) NOT NULL,
+        format    ${short},
+        scan      BIGINT NOT NULL,
+        PRIMARY KEY (root_id, entry_key)
+      )${t}`,
+      'CREATE INDEX mk_scan_entries_scan ON mk_scan_entries (root_id, scan, entry_key)',
+      `CREATE TABLE mk_dataset_maps (
+        map_key ${id} NOT NULL PRIMARY KEY,
+        root_id VARCHAR(64) NOT NULL,
+        pid     ${id} NOT NULL,
+        folder  ${long} NOT NULL,
+        members ${long} NOT NULL,
+        bytes   ${d.name === 'postgres' ? 'BYTEA' : d.name === 'mysql' ? 'LONGBLOB' : 'BLOB'} NOT NULL,
+        created BIGINT NOT NULL
+      )${t}`,
+      'CREATE INDEX mk_dataset_maps_root ON mk_dataset_maps (root_id)',
+    ],
   ];
 }
 
