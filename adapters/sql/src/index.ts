@@ -14,3 +14,4 @@ export { migrations, migrate } from './migrations.js';
 export { toAdapterError, isUniqueViolation, isRetryable } from './errors.js';
 export { createMappedCatalogue, SqlMappedCatalogue, OVERLAY_FIELDS, ARCHIVE_FIELDS, type MappedCatalogue, type MappedCatalogueOptions } from './mapped-catalogue.js';
 export type { SqlMapping, SqlValue, SqlTime, SqlTimeType } from './mapping.js';
+export { SqlScanState } from './scan-state.js';
