@@ -33,6 +33,7 @@ export function backoffDelay(attempts: number, baseDelayMs = 1000, maxDelayMs = 
  * `SELECT ... FOR UPDATE SKIP LOCKED` over an index in claim order, so concurrent workers
  * neither wait on each other nor lock rows they do not return; SQLite `BEGIN IMMEDIATE`).
  * A claim is a lease: a running job whose lease passed is claimable again (its worker died).
+ * `complete`/`fail` are fenced by the lease: a worker that lost it changes nothing ('conflict').
  * Ids sort in creation order. `dedupeKey`: one queued or running job per key (a unique index),
  * enqueueing again returns the existing job's id, also under concurrent enqueues.
  */
@@ -104,36 +105,39 @@ export class SqlJobQueue implements JobStore {
     });
   }
 
-  async complete(id: string): Promise<void> {
-    await this.#update('complete job', (trx, now) =>
-      sql`UPDATE mk_jobs SET state = 'done', locked_by = NULL, locked_until = NULL, dedupe_active = NULL, updated = ${now} WHERE id = ${id}`.execute(trx),
+  /** The job succeeded; only while `worker` holds it ('conflict' otherwise, nothing changed). */
+  async complete(id: string, worker: string): Promise<void> {
+    await this.#fenced('complete job', id, worker, (trx, now) =>
+      sql`UPDATE mk_jobs SET state = 'done', locked_by = NULL, locked_until = NULL, dedupe_active = NULL, updated = ${now}
+        WHERE id = ${id} AND state = 'running' AND locked_by = ${worker}`.execute(trx),
     );
   }
 
-  async fail(id: string, error: string, retryAt?: Date): Promise<void> {
+  /** The attempt failed (retry at `retryAt`, or failed for good); only while `worker` holds the job. */
+  async fail(id: string, worker: string, error: string, retryAt?: Date): Promise<void> {
     const message = error.slice(0, 8000);
-    await this.#update('fail job', (trx, now) =>
+    await this.#fenced('fail job', id, worker, (trx, now) =>
       retryAt !== undefined
         ? sql`UPDATE mk_jobs SET state = 'queued', last_error = ${message}, run_after = ${retryAt.getTime()}, locked_by = NULL, locked_until = NULL, updated = ${now}
-            WHERE id = ${id}`.execute(trx)
+            WHERE id = ${id} AND state = 'running' AND locked_by = ${worker}`.execute(trx)
         : sql`UPDATE mk_jobs SET state = 'failed', last_error = ${message}, locked_by = NULL, locked_until = NULL, dedupe_active = NULL, updated = ${now}
-            WHERE id = ${id}`.execute(trx),
+            WHERE id = ${id} AND state = 'running' AND locked_by = ${worker}`.execute(trx),
     );
   }
 
   /**
-   * Records a failed attempt with exponential backoff: queued again after
-   * `backoffDelay(attempts, baseDelayMs)`, or failed for good once `maxAttempts` attempts were
-   * made (default 5). Returns the job's new state.
+   * Records a failed attempt of a job `worker` holds, with exponential backoff: queued again
+   * after `backoffDelay(attempts, baseDelayMs)`, or failed for good once `maxAttempts` attempts
+   * were made (default 5). Returns the job's new state.
    */
-  async failWithBackoff(id: string, error: string, options: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): Promise<'queued' | 'failed'> {
+  async failWithBackoff(id: string, worker: string, error: string, options: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number } = {}): Promise<'queued' | 'failed'> {
     const job = await this.get(id);
     if (job === undefined) throw new AdapterError('not-found', `no job ${id}`);
     if (job.attempts >= (options.maxAttempts ?? 5)) {
-      await this.fail(id, error);
+      await this.fail(id, worker, error);
       return 'failed';
     }
-    await this.fail(id, error, new Date(this.now() + backoffDelay(job.attempts, options.baseDelayMs, options.maxDelayMs)));
+    await this.fail(id, worker, error, new Date(this.now() + backoffDelay(job.attempts, options.baseDelayMs, options.maxDelayMs)));
     return 'queued';
   }
 
@@ -153,9 +157,11 @@ export class SqlJobQueue implements JobStore {
     return rows.map(toJob);
   }
 
-  async #update(what: string, run: (trx: Kysely<any>, now: number) => Promise<{ numAffectedRows?: bigint }>): Promise<void> {
+  /** Runs a state change guarded by `state = 'running' AND locked_by = worker`; 'conflict' when it touched nothing. */
+  async #fenced(what: string, id: string, worker: string, run: (trx: Kysely<any>, now: number) => Promise<{ numAffectedRows?: bigint }>): Promise<void> {
     await this.store.write(what, async (trx) => {
-      await run(trx, this.now());
+      const r = await run(trx, this.now());
+      if (Number(r.numAffectedRows ?? 0n) === 0) throw new AdapterError('conflict', `job ${id} is not held by ${worker} (its lease passed to another worker, or it ended)`);
     });
   }
 }

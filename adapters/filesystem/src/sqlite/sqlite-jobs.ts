@@ -85,18 +85,18 @@ export class SqliteJobStore implements JobStore {
     this.store.statement(`UPDATE jobs SET locked_until = ? WHERE id = ? AND state = 'running' AND locked_by = ?`).run(Date.now() + leaseMs, Number(id), worker);
   }
 
-  async complete(id: string): Promise<void> {
-    this.store.statement(`UPDATE jobs SET state = 'done', locked_by = NULL, locked_until = NULL WHERE id = ?`).run(Number(id));
+  async complete(id: string, worker: string): Promise<void> {
+    const r = this.store.statement(`UPDATE jobs SET state = 'done', locked_by = NULL, locked_until = NULL WHERE id = ? AND state = 'running' AND locked_by = ?`).run(Number(id), worker);
+    if (r.changes === 0) throw new AdapterError('conflict', `job ${id} is not held by ${worker}`);
   }
 
-  async fail(id: string, error: string, retryAt?: Date): Promise<void> {
-    if (retryAt) {
-      this.store
-        .statement(`UPDATE jobs SET state = 'queued', last_error = ?, run_after = ?, locked_by = NULL, locked_until = NULL WHERE id = ?`)
-        .run(error, retryAt.getTime(), Number(id));
-    } else {
-      this.store.statement(`UPDATE jobs SET state = 'failed', last_error = ?, locked_by = NULL, locked_until = NULL WHERE id = ?`).run(error, Number(id));
-    }
+  async fail(id: string, worker: string, error: string, retryAt?: Date): Promise<void> {
+    const r = retryAt
+      ? this.store
+          .statement(`UPDATE jobs SET state = 'queued', last_error = ?, run_after = ?, locked_by = NULL, locked_until = NULL WHERE id = ? AND state = 'running' AND locked_by = ?`)
+          .run(error, retryAt.getTime(), Number(id), worker)
+      : this.store.statement(`UPDATE jobs SET state = 'failed', last_error = ?, locked_by = NULL, locked_until = NULL WHERE id = ? AND state = 'running' AND locked_by = ?`).run(error, Number(id), worker);
+    if (r.changes === 0) throw new AdapterError('conflict', `job ${id} is not held by ${worker}`);
   }
 
   async get(id: string): Promise<Job | undefined> {

@@ -192,19 +192,19 @@ export function runNativeSuites(dialect: SqlDialectName): void {
         const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => a.jobs.enqueue('replicate', { pid: `p${i}` })));
         // concurrent claimers on two pools never get one job twice; a claimer may come back
         // empty while others hold rows, so drain the rest sequentially
-        const claimed = (await Promise.all([a, b, a, b, a, b, a, b].map((s, i) => s.jobs.claim(['replicate'], `w${i}`, 60_000)))).filter((j) => j !== undefined);
+        const claimed = (await Promise.all([a, b, a, b, a, b, a, b].map((s, i) => s.jobs.claim(['replicate'], `w${i}`, 60_000).then((j) => j && { ...j, worker: `w${i}` })))).filter((j) => j !== undefined);
         for (let i = 0; i < 10 && claimed.length < 6; i++) {
           const j = await (i % 2 ? a : b).jobs.claim(['replicate'], `seq${i}`, 60_000);
-          if (j) claimed.push(j);
+          if (j) claimed.push({ ...j, worker: `seq${i}` });
         }
         expect(claimed.map((j) => j!.id).sort()).toEqual([...ids].sort());
         // backoff: queued again later, failed for good after maxAttempts
         const job = claimed[0]!;
-        expect(await b.jobs.failWithBackoff(job.id, 'boom', { baseDelayMs: 60_000 })).toBe('queued');
+        expect(await b.jobs.failWithBackoff(job.id, job.worker, 'boom', { baseDelayMs: 60_000 })).toBe('queued');
         const retried = (await a.jobs.get(job.id))!;
         expect(retried).toMatchObject({ state: 'queued', lastError: 'boom', attempts: 1 });
         expect(retried.runAfter.getTime()).toBeGreaterThan(Date.now() + 50_000);
-        expect(await a.jobs.failWithBackoff(claimed[1]!.id, 'fatal', { maxAttempts: 1 })).toBe('failed');
+        expect(await a.jobs.failWithBackoff(claimed[1]!.id, claimed[1]!.worker, 'fatal', { maxAttempts: 1 })).toBe('failed');
         // a lease that ran out is claimed by a worker of the other pool; the old holder cannot renew
         const short = await a.jobs.enqueue('short', null);
         expect((await a.jobs.claim(['short'], 'dying', 1))?.id).toBe(short);

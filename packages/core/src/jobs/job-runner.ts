@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Job, JobStore } from '@memberkit/types';
+import { AdapterError, type Job, type JobStore } from '@memberkit/types';
 import type { Logger } from '../logger.js';
 
 /** Thrown by a handler when retrying cannot help (bad input, refused by the peer for good). */
@@ -116,12 +116,24 @@ export class JobRunner {
   private async execute(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind)!;
     const log = this.options.logger;
-    const heartbeat = this.store.renew
-      ? setInterval(() => void this.store.renew!(job.id, this.worker, this.leaseMs).catch((err: unknown) => log.warn({ err, job: job.id }, 'could not renew a job lease')), Math.max(50, this.leaseMs / 3))
-      : undefined;
+    // The job's signal also aborts when its lease passes to another worker: stop working on it.
+    const lost = new AbortController();
+    const signal = AbortSignal.any([this.abort.signal, lost.signal]);
+    const renew = (): void =>
+      void this.store.renew!(job.id, this.worker, this.leaseMs).catch((err: unknown) => {
+        if (AdapterError.is(err, 'conflict')) lost.abort(err);
+        log.warn({ err, job: job.id }, 'could not renew a job lease');
+      });
+    const heartbeat = this.store.renew ? setInterval(renew, Math.max(50, this.leaseMs / 3)) : undefined;
     try {
-      await handler.run(job, this.abort.signal);
-      await this.store.complete(job.id);
+      await handler.run(job, signal);
+      try {
+        await this.store.complete(job.id, this.worker);
+      } catch (err) {
+        // Fenced by the lease: another worker now runs the job; its outcome is theirs to record.
+        if (AdapterError.is(err, 'conflict')) return log.warn({ job: job.id, kind: job.kind }, 'job finished after its lease passed to another worker; not recorded');
+        throw err;
+      }
       log.info({ job: job.id, kind: job.kind, attempts: job.attempts }, 'job done');
     } catch (err) {
       if (this.abort.signal.aborted) return; // shutting down: the lease expires and another runner retries
@@ -130,16 +142,17 @@ export class JobRunner {
       const last = permanent || job.attempts >= (handler.maxAttempts ?? 5);
       try {
         if (last) {
-          await this.store.fail(job.id, reason);
+          await this.store.fail(job.id, this.worker, reason);
           log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, reason }, 'job failed for good');
           await handler.onGiveUp?.(job, err);
         } else {
           const delay = (this.options.backoffMs ?? defaultBackoff)(job.attempts);
-          await this.store.fail(job.id, reason, new Date(Date.now() + delay));
+          await this.store.fail(job.id, this.worker, reason, new Date(Date.now() + delay));
           log.warn({ job: job.id, kind: job.kind, attempts: job.attempts, reason, retryInMs: Math.round(delay) }, 'job attempt failed; will retry');
         }
       } catch (e) {
-        log.error({ err: e, job: job.id }, 'could not record a job failure');
+        if (AdapterError.is(e, 'conflict')) log.warn({ job: job.id, kind: job.kind, reason }, 'job failed after its lease passed to another worker; not recorded');
+        else log.error({ err: e, job: job.id }, 'could not record a job failure');
       }
     } finally {
       if (heartbeat) clearInterval(heartbeat);

@@ -26,7 +26,7 @@ export interface EnqueueOptions {
  * Durable job queue (core-owned state). Jobs survive restarts; several node processes may
  * share one store: `claim` MUST hand a job to exactly one worker (row locks or a single
  * writer transaction), and a claimed job whose lease expired (its worker died) becomes
- * claimable again.
+ * claimable again; a worker that lost its lease can no longer complete or fail the job.
  */
 export interface JobStore {
   open?(): Promise<void>;
@@ -36,10 +36,17 @@ export interface JobStore {
   claim(kinds: readonly string[], worker: string, leaseMs: number): Promise<Job | undefined>;
   /** Extend the lease of a running job held by `worker` (a heartbeat while it runs). */
   renew?(id: string, worker: string, leaseMs: number): Promise<void>;
-  /** The job succeeded. */
-  complete(id: string): Promise<void>;
-  /** The attempt failed: retry at `retryAt`, or, when undefined, the job failed for good. */
-  fail(id: string, error: string, retryAt?: Date): Promise<void>;
+  /**
+   * The job succeeded. Fenced by the lease: acts only while `worker` holds the job (running,
+   * claimed by it, lease not yet taken over); otherwise changes nothing and throws kind
+   * 'conflict' (another worker may be running it now).
+   */
+  complete(id: string, worker: string): Promise<void>;
+  /**
+   * The attempt failed: retry at `retryAt`, or, when undefined, the job failed for good.
+   * Fenced by the lease like `complete` ('conflict' when `worker` no longer holds the job).
+   */
+  fail(id: string, worker: string, error: string, retryAt?: Date): Promise<void>;
   get(id: string): Promise<Job | undefined>;
   /** Jobs by kind and state, oldest first (operators and tests). */
   list(filter?: { kind?: string; state?: Job['state'] }): Promise<Job[]>;
