@@ -33,3 +33,4 @@ export { generateTokenKeyPair, mintToken, publicKeyOf, parseDuration, type MintO
 export { SubjectInfoLookup } from './identity/subject-info.js';
 export { CnSubjects } from './identity/cn-subjects.js';
 export type { SessionRequest } from './services/session-resolver.js';
+export * from './wrap/index.js';

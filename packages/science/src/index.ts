@@ -22,4 +22,4 @@ export {
   folderDataset, folderOf, datasetMembership, isDatasetMetadataFormat, writeDatasetMap, RESOURCE_MAP_FORMAT,
   type FolderDataset, type FolderFile,
 } from './dataset-map.js';
-export { FolderDatasets, DatasetMapStorage, DATASET_MAP_KEY_PREFIX, type FolderDatasetsOptions, type DatasetReport, type DatasetStateDatabase } from './dataset-publisher.js';
+export { FolderDatasets, DatasetMapStorage, DATASET_MAP_KEY_PREFIX, type FolderDatasetsOptions, type DatasetReport } from './dataset-publisher.js';
