@@ -150,12 +150,34 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
           database.pragma('busy_timeout = 0');
           database.pragma('journal_mode = WAL');
           database.pragma('synchronous = NORMAL');
-          return database;
+          return withStatementCache(database);
         },
       }),
     });
   }
   return { db, dialect, destroy: () => db.destroy() };
+}
+
+/**
+ * The connection kysely's SQLite driver runs every query on, preparing each SQL text once:
+ * the store's queries are a few fixed texts, and preparing costs more than running them.
+ */
+function withStatementCache(database: Database.Database): { prepare(sql: string): Database.Statement; close(): void } {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        // Texts built from a variable number of values (IN lists, multi-row VALUES) are
+        // many; keep the cache bounded by dropping the oldest.
+        if (statements.size >= 500) statements.delete(statements.keys().next().value as string);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+    close: () => database.close(),
+  };
 }
 
 /**
