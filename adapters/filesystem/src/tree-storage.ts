@@ -30,8 +30,10 @@ export interface TreeStorageOptions {
   includeHidden?: boolean;
 }
 
-/** A listed file, with the precise modification time the scanner's cache compares. */
+/** A listed file, with the precise modification time the scanner's state compares. */
 export interface TreeEntry extends StorageEntry {
+  /** `String(mtimeMs)`: a scan hashes the file again only when this or the size changed. */
+  version: string;
   /** `stat.mtimeMs` (sub-millisecond where the file system has it). */
   mtimeMs: number;
   /** Creation time when the file system records one. */
@@ -95,6 +97,11 @@ export class TreeStorageAdapter implements StorageAdapter {
     return entry && { size: entry.size, modified: entry.modified };
   }
 
+  /** The file as `list` would give it now (version included), or undefined when absent. */
+  entry(key: StorageKey, options?: { signal?: AbortSignal }): Promise<TreeEntry | undefined> {
+    return this.statEntry(key, options);
+  }
+
   /** Like `stat`, with the precise mtime and birth time (for the scanner). */
   async statEntry(key: StorageKey, options?: { signal?: AbortSignal }): Promise<TreeEntry | undefined> {
     throwIfAborted(options?.signal);
@@ -135,16 +142,17 @@ export class TreeStorageAdapter implements StorageAdapter {
    * or changed while being read). Small files are read in one call: a scan of many small
    * files is dominated by system calls, not by hashing.
    */
-  async digest(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal; sizeHint?: number }): Promise<{ checksum: string; size: number; mtimeMs: number } | undefined> {
+  async digest(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal; sizeHint?: number; expected?: StorageEntry }): Promise<{ checksum: string; size: number; mtimeMs: number; version: string } | undefined> {
     throwIfAborted(options?.signal);
-    if (options?.sizeHint !== undefined && options.sizeHint <= SMALL_FILE_BYTES) {
+    const sizeHint = options?.sizeHint ?? options?.expected?.size;
+    if (sizeHint !== undefined && sizeHint <= SMALL_FILE_BYTES) {
       // Small files (what a scan mostly meets) on the worker pool: same checks, synchronous calls.
       const path = this.plainPath(key, await this.rootReal());
       if (path === undefined) return undefined;
       this.pool ??= new DigestPool();
       const r = await this.pool.digest(path, NODE_HASH_NAMES[algorithm]);
       if ('error' in r) throw fsError(Object.assign(new Error(r.error.message), { code: r.error.code }), 'read');
-      return 'absent' in r ? undefined : r;
+      return 'absent' in r ? undefined : { ...r, version: String(r.mtimeMs) };
     }
     const handle = await this.openFile(key);
     if (handle === undefined) return undefined;
@@ -167,7 +175,7 @@ export class TreeStorageAdapter implements StorageAdapter {
       }
       const after = await handle.stat();
       if (bytes !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) return undefined;
-      return { checksum: hash.digest('hex'), size: after.size, mtimeMs: after.mtimeMs };
+      return { checksum: hash.digest('hex'), size: after.size, mtimeMs: after.mtimeMs, version: String(after.mtimeMs) };
     } catch (e) {
       if (AdapterError.is(e) || options?.signal?.aborted) throw e;
       throw fsError(e, 'read');
@@ -293,7 +301,7 @@ export class TreeStorageAdapter implements StorageAdapter {
 }
 
 function toEntry(key: string, st: Stats): TreeEntry {
-  const entry: TreeEntry = { key, size: st.size, modified: st.mtime, mtimeMs: st.mtimeMs };
+  const entry: TreeEntry = { key, size: st.size, modified: st.mtime, version: String(st.mtimeMs), mtimeMs: st.mtimeMs };
   if (st.birthtimeMs > 0) entry.birthtime = st.birthtime;
   return entry;
 }

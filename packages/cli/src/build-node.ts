@@ -1,11 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import { createLogger, createMemberNode, createNodeMetrics, observeRequests, type CoreConfig, type Logger, type MemberNode, type NodeMetrics } from '@memberkit/core';
-import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import { dirname } from 'node:path';
+import { createLogger, createMemberNode, createNodeMetrics, isWrapStorage, observeRequests, pidFromPath, WrapScanner, type CoreConfig, type Logger, type MemberNode, type NodeMetrics } from '@memberkit/core';
+import type { MetadataAdapter, ScanStateStore, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { createQueryExtension } from '@memberkit/query';
-import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type Scanner, type ScanReport, type WrapOptions } from './backends/index.js';
+import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { formatRulesProblems } from '@memberkit/science';
 import { ConfigError, resolvePath, type LoadedConfig } from './load-config.js';
@@ -14,7 +13,7 @@ import { labelOpenFailures } from './startup-errors.js';
 
 export interface BuiltNode {
   node: MemberNode;
-  scanner?: Scanner;
+  scanner?: WrapScanner;
   logger: Logger;
   /** Present when `metrics.enabled`: serve it with serveMetrics. */
   metrics?: NodeMetrics;
@@ -83,39 +82,39 @@ interface Parts {
   storage: StorageAdapter;
   catalogue: Catalogue;
   ctx: BackendContext;
-  /** Close local state opened on demand (scanner state database). */
-  closeState(): void;
+  /** Close local state opened on demand (scan state of a catalogue that keeps none itself). */
+  closeState(): Promise<void>;
 }
 
 /** The adapters the configuration asks for (not yet opened). */
 async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts> {
   const { config } = loaded;
   let catalogue: Catalogue | undefined;
-  let ownState: BetterSqlite3.Database | undefined;
+  let ownState: ScanStateStore | undefined;
+  const { type: storageType, ...storageOptions } = config.storage;
+  const { type: catalogueType, ...catalogueOptions } = config.catalogue;
   const ctx: BackendContext = {
     resolvePath: (p) => resolvePath(loaded, p),
     logger,
-    stateDatabase: async () => {
-      if (catalogue?.sqlite) return catalogue.sqlite();
-      if (!ownState) {
-        // Scanner state beside the configuration when the catalogue is not SQLite.
-        const file = join(loaded.baseDir, 'scanner-state.db');
-        ownState = new BetterSqlite3(file);
-        ownState.pragma('journal_mode = WAL');
-        ownState.pragma('busy_timeout = 5000');
-      }
-      return ownState;
+    scanState: () => {
+      const state = catalogue?.scanState ?? ownState;
+      if (!state) throw new ConfigError(`wrap: the catalogue type '${catalogueType}' keeps no scan state`);
+      return state;
     },
   };
-  const { type: storageType, ...storageOptions } = config.storage;
-  const { type: catalogueType, ...catalogueOptions } = config.catalogue;
   if (catalogueType === 'sqlite') mkdirSync(dirname(ctx.resolvePath(String(catalogueOptions.file ?? 'memberkit.db'))), { recursive: true });
   catalogue = await catalogueBackend(catalogueType)!.create(catalogueOptions as never, ctx);
+  if (config.wrap && !catalogue.scanState && catalogueType === 'sqlite') {
+    // The embedded backend before it runs on adapters/sql: the same tables, on its own file.
+    const { SqlScanState, SqlStore } = await import('@memberkit/adapter-sql');
+    ownState = new SqlScanState(new SqlStore({ dialect: 'sqlite', connection: ctx.resolvePath(String(catalogueOptions.file ?? 'memberkit.db')) }));
+    await ownState.open!();
+  }
   const storage = await storageBackend(storageType)!.create(storageOptions as never, ctx);
   // A database that refuses us or a missing bucket: one line naming the settings to change.
   labelOpenFailures('catalogue', [catalogue.metadata, catalogue.eventLog, ...(catalogue.jobs ? [catalogue.jobs] : [])], config, loaded.file);
   labelOpenFailures('storage', [storage], config, loaded.file);
-  return { storage, catalogue, ctx, closeState: () => ownState?.close() };
+  return { storage, catalogue, ctx, closeState: async () => { await ownState?.close?.(); } };
 }
 
 function wrapOptions(config: MemberkitConfig): WrapOptions {
@@ -141,13 +140,42 @@ function queryExtension(loaded: LoadedConfig) {
   return createQueryExtension({ index: { kind: 'sqlite', file } });
 }
 
-/** The wrap-mode scanner of a configuration (also used by `memberkit scan`). */
-export async function createScanner(loaded: LoadedConfig, storage: StorageAdapter, metadata: MetadataAdapter, ctx: BackendContext): Promise<Scanner> {
+/** The wrap-mode scanner of a configuration (also used by `memberkit scan`): the core's, over the storage's listing. */
+export function createScanner(loaded: LoadedConfig, storage: StorageAdapter, metadata: MetadataAdapter, node: MemberNode, ctx: BackendContext, logger: Logger): WrapScanner {
   // An override naming a format outside the list (and not extra) is refused before any scan.
   const wrap = wrapOptions(loaded.config);
   const problems = formatRulesProblems({ overrides: wrap.formatOverrides, extraFormats: wrap.extraFormats });
   if (problems.length > 0) throw new ConfigError(problems.map((p) => `invalid configuration in ${loaded.file}: ${p}`).join('\n'));
-  return storageBackend(loaded.config.storage.type)!.scanner!(storage, metadata, wrapOptions(loaded.config), ctx);
+  // Generated dataset maps are served beside the wrapped storage; the scanner walks the storage itself.
+  const inner = (storage as { inner?: StorageAdapter }).inner ?? storage;
+  if (!isWrapStorage(inner)) throw new ConfigError(`wrap: storage type '${loaded.config.storage.type}' does not list its entries`);
+  const root = (inner as { root?: unknown }).root;
+  return new WrapScanner({
+    storage: inner,
+    root: typeof root === 'string' ? root : loaded.config.storage.type,
+    catalogue: metadata,
+    writer: node.writer,
+    state: ctx.scanState(),
+    nodeId: wrap.nodeId,
+    pidRule: (key) => pidFromPath(key, wrap.pidPrefix),
+    formatOverrides: wrap.formatOverrides,
+    extraFormats: wrap.extraFormats,
+    rightsHolder: wrap.rightsHolder,
+    accessPolicy: wrap.accessPolicy,
+    checksumAlgorithm: wrap.checksumAlgorithm,
+    datasets: wrap.datasets,
+    logger,
+  });
+}
+
+/** The node of a configuration: core, adapters and the enabled extensions. */
+async function createNode(loaded: LoadedConfig, parts: Parts, port: number, logger: Logger): Promise<MemberNode> {
+  const { config } = loaded;
+  return createMemberNode(
+    toCoreConfig(config, port, (p) => resolvePath(loaded, p)),
+    { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
+    { logger, extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL, federation: () => loaded.config.federation?.cnBaseUrl })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
+  );
 }
 
 /** Compose adapters and core from a loaded configuration (the composition root). */
@@ -155,20 +183,16 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   const { config } = loaded;
   const logger = options.logger ?? createLogger({ level: config.log.level });
   const parts = await createParts(loaded, logger);
-  const node = await createMemberNode(
-    toCoreConfig(config, options.port, (p) => resolvePath(loaded, p)),
-    { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
-    { logger, extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL, federation: () => loaded.config.federation?.cnBaseUrl })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
-  );
+  const node = await createNode(loaded, parts, options.port, logger);
   let metrics: NodeMetrics | undefined;
   if (config.metrics.enabled) {
     metrics = createNodeMetrics({ metadata: parts.catalogue.metadata, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) });
     observeRequests(node.app, metrics.request);
   }
-  let scanner: Scanner | undefined;
+  let scanner: WrapScanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
   if (config.wrap) {
-    scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
+    scanner = createScanner(loaded, parts.storage, parts.catalogue.metadata, node, parts.ctx, logger);
     const counts = (r: ScanReport) => ({ added: r.added, changed: r.changed, removed: r.removed, unchanged: r.unchanged, skipped: r.skipped.length });
     // Objects appear as they are hashed: the node answers while the first scan runs, and
     // its progress shows (a live line on a terminal, a log line every 5 s otherwise).
@@ -178,6 +202,10 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
     void scanner.scan({ onProgress: (r) => { progress.update(r); metrics?.scan.progress(counts(r)); } }).then(
       (r) => {
         progress.stop();
+        if (r.leased === false) {
+          logger.debug({}, 'wrap scan skipped: another process is scanning this root');
+          return;
+        }
         metrics?.scan.finished({ ...counts(r), durationMs: r.durationMs });
         logger.info({ ...progressFigures(r), added: r.added, changed: r.changed, removed: r.removed, durationMs: Math.round(r.durationMs) }, 'wrap scan finished');
       },
@@ -207,7 +235,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
     async close() {
       await watcher?.stop();
       await node.close();
-      parts.closeState();
+      await parts.closeState();
     },
   };
 }
@@ -218,23 +246,26 @@ async function expectedFiles(metadata: MetadataAdapter): Promise<number | undefi
   return total ? total : undefined;
 }
 
-/** Run one scan of a wrapped storage now (`memberkit scan`), its progress shown while it runs. */
+/**
+ * Run one scan of a wrapped storage now (`memberkit scan`), its progress shown while it runs.
+ * The node is built without serving, so the scan's changes are logged and indexed as a
+ * running node's are; it waits for a scan another process is running on the same root.
+ */
 export async function scanOnce(loaded: LoadedConfig, logger: Logger): Promise<ScanReport> {
   if (!loaded.config.wrap) throw new Error('scan applies to configurations with a "wrap" section');
   const parts = await createParts(loaded, logger);
-  const opened = [...new Set<object>([parts.catalogue.metadata, parts.catalogue.eventLog, parts.storage])] as Array<{ open?(): Promise<void>; close?(): Promise<void> }>;
-  for (const a of opened) await a.open?.();
+  const node = await createNode({ ...loaded, config: { ...loaded.config, federation: undefined } }, parts, loaded.config.server.port, logger);
   try {
-    const scanner = await createScanner(loaded, parts.storage, parts.catalogue.metadata, parts.ctx);
+    const scanner = createScanner(loaded, parts.storage, parts.catalogue.metadata, node, parts.ctx, logger);
     const expected = await expectedFiles(parts.catalogue.metadata);
     const progress = await startProgress({ label: 'wrap scan', logger, ...(expected ? { expected } : {}) });
     try {
-      return await scanner.scan({ onProgress: (r) => progress.update(r) });
+      return await scanner.scan({ onProgress: (r) => progress.update(r), waitForLease: true });
     } finally {
       progress.stop();
     }
   } finally {
-    for (const a of opened.reverse()) await a.close?.();
-    parts.closeState();
+    await node.close();
+    await parts.closeState();
   }
 }

@@ -49,7 +49,7 @@ export function parseConfig(raw: unknown, file: string): MemberkitConfig {
   };
   check('storage', storageBackend(config.storage.type), STORAGE_BACKENDS.map((b) => b.type));
   check('catalogue', catalogueBackend(config.catalogue.type), CATALOGUE_BACKENDS.map((b) => b.type));
-  if (config.wrap && !storageBackend(config.storage.type)?.scanner) problems.push(`wrap: storage type '${config.storage.type}' cannot be wrapped (no scanner)`);
+  if (config.wrap && !storageBackend(config.storage.type)?.wrappable) problems.push(`wrap: storage type '${config.storage.type}' cannot be wrapped (no scanner)`);
   if (problems.length) throw invalid(file, problems);
   return config;
 }

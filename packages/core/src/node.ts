@@ -12,10 +12,13 @@ import type { ChangeNotifier, NodeExtension } from './extension.js';
 import type { AccessControl } from './services/access-control.js';
 import type { ObjectService } from './services/object-service.js';
 import type { EventService } from './services/event-service.js';
+import type { CatalogueWriter } from './services/catalogue-writer.js';
 
 export interface MemberNode {
   app: Hono;
   services: NodeServices;
+  /** The one path of catalogue changes (wrap scans commit through it: events, notices). */
+  writer: CatalogueWriter;
   /** Close the adapters (the HTTP server, if any, is closed by its owner). */
   close(): Promise<void>;
 }
@@ -91,6 +94,7 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
   return {
     app,
     services,
+    writer: container.get<CatalogueWriter>(TOKENS.Writer),
     async close() {
       for (const a of opened.reverse()) await a.close?.();
     },

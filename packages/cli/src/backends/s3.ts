@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { doc } from '../config-schema.js';
-import type { S3BucketScanner, S3BucketStorageAdapter, S3ConnectionOptions } from '@memberkit/adapter-s3';
+import type { S3ConnectionOptions } from '@memberkit/adapter-s3';
 
 // Imported when a backend is created (the AWS SDK is large; most commands never need it).
 const adapter = () => import('@memberkit/adapter-s3');
-import type { BackendContext, Scanner, StorageBackend } from './types.js';
+import type { BackendContext, StorageBackend } from './types.js';
 
 /** Where the bucket is and how to reach it (shared by both S3 backends). */
 const connection = {
@@ -61,35 +61,12 @@ export const s3BucketStorage: StorageBackend<z.infer<typeof bucketOptions>> = {
   type: 's3-bucket',
   description: 'an existing S3 bucket or prefix, read-only, in place',
   options: bucketOptions,
-  // Generated dataset maps (wrap.datasets) are served from the scanner's state database.
+  // Generated dataset maps (wrap.datasets) are served from the catalogue's scan state.
   create: async (o, ctx) => {
     const { DatasetMapStorage } = await import('@memberkit/science');
-    return new DatasetMapStorage((await adapter()).createS3BucketStorage({ ...toConnection(o), includeHidden: o.includeHidden }), () => ctx.stateDatabase());
+    return new DatasetMapStorage((await adapter()).createS3BucketStorage({ ...toConnection(o), includeHidden: o.includeHidden }), () => ctx.scanState());
   },
-  scanner: async (storage, catalogue, wrap, ctx): Promise<Scanner> => {
-    const { S3BucketScanner, pidFromKey } = await adapter();
-    const { DatasetMapStorage } = await import('@memberkit/science');
-    const scanner = new S3BucketScanner({
-      storage: (storage instanceof DatasetMapStorage ? storage.inner : storage) as S3BucketStorageAdapter,
-      datasets: wrap.datasets,
-      catalogue,
-      stateDatabase: await ctx.stateDatabase(),
-      nodeId: wrap.nodeId,
-      pidRule: (key) => wrap.pidPrefix + pidFromKey(key),
-      formatOverrides: wrap.formatOverrides,
-      extraFormats: wrap.extraFormats,
-      rightsHolder: wrap.rightsHolder,
-      accessPolicy: wrap.accessPolicy,
-      checksumAlgorithm: wrap.checksumAlgorithm,
-      logger: ctx.logger,
-    });
-    const toReport = (r: Awaited<ReturnType<S3BucketScanner['scan']>>) => ({ ...r, skipped: r.skipped.map(({ key, reason }) => ({ path: key, reason })) });
-    return {
-      scan: async (o) => toReport(await scanner.scan(o?.onProgress ? { onProgress: (r) => o.onProgress!(toReport(r)) } : {})),
-      watch: ({ intervalMs, onScan, onError }) =>
-        scanner.watch({ intervalMs, onError: onError ?? ((err) => ctx.logger.error({ err }, 'S3 wrap scan failed')), ...(onScan ? { onScan: (r) => onScan(toReport(r)) } : {}) }),
-    };
-  },
+  wrappable: true,
 };
 
 /** Both S3 backends, registered with one line in index.ts. */

@@ -26,7 +26,7 @@ export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
   options,
   create: async (o, ctx) => {
     // Imported here: the database drivers load only for a node that uses them.
-    const { createMappedCatalogue, createSqlCatalogue } = await import('@memberkit/adapter-sql');
+    const { createMappedCatalogue, createSqlCatalogue, SqlScanState } = await import('@memberkit/adapter-sql');
     const { createTreeStorage } = await import('@memberkit/adapter-filesystem');
     let url = o.connection ?? process.env[o.connectionEnv!];
     if (url === undefined || url === '') throw new Error(`catalogue.connectionEnv: environment variable ${o.connectionEnv} is not set`);
@@ -34,7 +34,7 @@ export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
     const connection = o.dialect === 'postgres' ? { connectionString: url, max: o.poolSize } : o.dialect === 'mysql' ? { uri: url, connectionLimit: o.poolSize } : url;
     if (o.mapping === undefined) {
       const s = createSqlCatalogue({ dialect: o.dialect, connection, migrate: o.migrate });
-      return { metadata: s.catalogue, eventLog: s.eventLog, jobs: s.jobs };
+      return { metadata: s.catalogue, eventLog: s.eventLog, jobs: s.jobs, scanState: new SqlScanState(s.store) };
     }
     const storage = o.filesRoot !== undefined ? createTreeStorage({ root: ctx.resolvePath(o.filesRoot) }) : undefined;
     const m = createMappedCatalogue({ dialect: o.dialect, connection, migrate: o.migrate, mapping: o.mapping as unknown as SqlMapping, ...(storage ? { storage } : {}) });
@@ -51,4 +51,18 @@ export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
     };
     return { metadata: m.catalogue, eventLog: m.eventLog, jobs: m.jobs };
   },
+};
+
+/**
+ * The embedded default: the same SQL store on one SQLite file beside the configuration (WAL;
+ * several node processes on one machine may share it). A data folder of the embedded store
+ * before it (old tables in memberkit.db) moves into it on first open.
+ */
+export const sqliteCatalogue: CatalogueBackend<{ file: string }> = {
+  type: 'sqlite',
+  description: 'embedded SQLite catalogue and event log',
+  options: z.strictObject({
+    file: doc(z.string().default('memberkit.db'), 'The database file (WAL mode; several node processes on one machine may share it).'),
+  }),
+  create: (o, ctx) => sqlCatalogue.create({ dialect: 'sqlite', connection: o.file, poolSize: 1, migrate: true }, ctx),
 };

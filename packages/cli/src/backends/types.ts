@@ -1,7 +1,6 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { z } from 'zod';
 import type { Logger } from '@memberkit/core';
-import type { AccessPolicy, EventLogStore, JobStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { AccessPolicy, EventLogStore, JobStore, MetadataAdapter, ScanStateStore, StorageAdapter } from '@memberkit/types';
 
 /**
  * A backend plugs one kind of storage or catalogue into `memberkit serve`. Its `options`
@@ -12,8 +11,8 @@ export interface BackendContext {
   /** Resolve a configured path against the configuration file's folder. */
   resolvePath(path: string): string;
   logger: Logger;
-  /** A SQLite database for small local state (scanner caches), opened on first use. */
-  stateDatabase(): Promise<BetterSqlite3.Database>;
+  /** The catalogue's scan state (wrap mode: scan rows, the scan lease, generated dataset maps). */
+  scanState(): ScanStateStore;
 }
 
 /** What the wrap section says, for scanners: defaults for every wrapped object. */
@@ -31,26 +30,7 @@ export interface WrapOptions {
 }
 
 /** What a scan did (so far, when passed to onProgress). */
-export interface ScanReport {
-  added: number;
-  changed: number;
-  removed: number;
-  unchanged: number;
-  skipped: ReadonlyArray<{ path: string; reason: string }>;
-  durationMs: number;
-  /** Files or keys listed so far, when the scanner counts them. */
-  seen?: number;
-  /** Bytes read to compute checksums so far, when the scanner counts them. */
-  bytesHashed?: number;
-}
-
-/** Keeps a catalogue in step with what a read-only storage holds (wrap mode). */
-export interface Scanner {
-  /** One scan; `onProgress` hears the counts so far after each batch reaches the catalogue. */
-  scan(options?: { onProgress?: (report: ScanReport) => void }): Promise<ScanReport>;
-  /** Rescan every `intervalMs` after the previous scan ended; each result or failure is reported. */
-  watch(options: { intervalMs: number; onScan?: (report: ScanReport) => void; onError?: (error: unknown) => void }): { stop(): Promise<void> };
-}
+export type { ScanReport } from '@memberkit/core';
 
 export interface StorageBackend<O = unknown> {
   /** The `storage.type` value that selects this backend. */
@@ -58,8 +38,8 @@ export interface StorageBackend<O = unknown> {
   description: string;
   options: z.ZodType<O>;
   create(options: O, ctx: BackendContext): Promise<StorageAdapter> | StorageAdapter;
-  /** Wrap mode support: a scanner publishing the storage's content into the catalogue. */
-  scanner?(storage: StorageAdapter, catalogue: MetadataAdapter, wrap: WrapOptions, ctx: BackendContext): Promise<Scanner> | Scanner;
+  /** Wrap mode support: the storage lists an existing archive that the core's WrapScanner publishes. */
+  wrappable?: boolean;
 }
 
 export interface Catalogue {
@@ -67,8 +47,8 @@ export interface Catalogue {
   eventLog: EventLogStore;
   /** Durable jobs (replication...); required for a federation section. */
   jobs?: JobStore;
-  /** The catalogue's SQLite database, when it has one (scanner state then lives there). */
-  sqlite?: () => BetterSqlite3.Database;
+  /** Scan state in the catalogue's own store (wrap mode); several processes share it. */
+  scanState?: ScanStateStore;
 }
 
 export interface CatalogueBackend<O = unknown> {
