@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createLogger, createMemberNode, createNodeMetrics, isWrapStorage, observeRequests, pidFromPath, WrapScanner, type CoreConfig, type Logger, type MemberNode, type NodeMetrics } from '@memberkit/core';
-import type { MetadataAdapter, ScanStateStore, StorageAdapter } from '@memberkit/types';
+import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { createQueryExtension } from '@memberkit/query';
 import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
@@ -82,39 +82,30 @@ interface Parts {
   storage: StorageAdapter;
   catalogue: Catalogue;
   ctx: BackendContext;
-  /** Close local state opened on demand (scan state of a catalogue that keeps none itself). */
-  closeState(): Promise<void>;
 }
 
 /** The adapters the configuration asks for (not yet opened). */
 async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts> {
   const { config } = loaded;
   let catalogue: Catalogue | undefined;
-  let ownState: ScanStateStore | undefined;
   const { type: storageType, ...storageOptions } = config.storage;
   const { type: catalogueType, ...catalogueOptions } = config.catalogue;
   const ctx: BackendContext = {
     resolvePath: (p) => resolvePath(loaded, p),
     logger,
     scanState: () => {
-      const state = catalogue?.scanState ?? ownState;
+      const state = catalogue?.scanState;
       if (!state) throw new ConfigError(`wrap: the catalogue type '${catalogueType}' keeps no scan state`);
       return state;
     },
   };
   if (catalogueType === 'sqlite') mkdirSync(dirname(ctx.resolvePath(String(catalogueOptions.file ?? 'memberkit.db'))), { recursive: true });
   catalogue = await catalogueBackend(catalogueType)!.create(catalogueOptions as never, ctx);
-  if (config.wrap && !catalogue.scanState && catalogueType === 'sqlite') {
-    // The embedded backend before it runs on adapters/sql: the same tables, on its own file.
-    const { SqlScanState, SqlStore } = await import('@memberkit/adapter-sql');
-    ownState = new SqlScanState(new SqlStore({ dialect: 'sqlite', connection: ctx.resolvePath(String(catalogueOptions.file ?? 'memberkit.db')) }));
-    await ownState.open!();
-  }
   const storage = await storageBackend(storageType)!.create(storageOptions as never, ctx);
   // A database that refuses us or a missing bucket: one line naming the settings to change.
   labelOpenFailures('catalogue', [catalogue.metadata, catalogue.eventLog, ...(catalogue.jobs ? [catalogue.jobs] : [])], config, loaded.file);
   labelOpenFailures('storage', [storage], config, loaded.file);
-  return { storage, catalogue, ctx, closeState: async () => { await ownState?.close?.(); } };
+  return { storage, catalogue, ctx };
 }
 
 function wrapOptions(config: MemberkitConfig): WrapOptions {
@@ -235,7 +226,6 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
     async close() {
       await watcher?.stop();
       await node.close();
-      await parts.closeState();
     },
   };
 }
@@ -266,6 +256,5 @@ export async function scanOnce(loaded: LoadedConfig, logger: Logger): Promise<Sc
     }
   } finally {
     await node.close();
-    await parts.closeState();
   }
 }
