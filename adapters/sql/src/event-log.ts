@@ -3,9 +3,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
-import { EVENT_RANKS, runSteps } from './rank-index.js';
+import { applyRankDeltas, EVENT_RANKS, eventSlice, rankedPage, runSteps, type RankDelta } from './rank-index.js';
 import type { SqlStore } from './sql-store.js';
-import { applyRankDeltas, checkSlice, epochMs, eventSlice, prefixUpperBound, rankedPage, wellFormed, type RankDelta } from '@memberkit/types';
+import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
 
 interface EventRow {
   entry_id: unknown;
@@ -46,8 +46,6 @@ export class SqlEventLog implements EventLogStore {
     readonly access: EventAccessSource = 'native',
   ) {}
 
-  #step: number | undefined;
-
   async open(): Promise<void> {
     await this.store.open();
   }
@@ -59,35 +57,7 @@ export class SqlEventLog implements EventLogStore {
   /** Appends all of `events` in one transaction (all or none). 'invalid' on a bad dateLogged. */
   async append(events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return;
-    const rows = events.map(
-      (e) => sql`(${e.identifier}, ${e.ipAddress}, ${e.userAgent}, ${e.subject}, ${e.event}, ${epochMs(e.dateLogged, 'dateLogged')}, ${e.nodeIdentifier})`,
-    );
-    await this.store.write('append events', async (trx) => {
-      const ranks: RankDelta[] = [];
-      for (let i = 0; i < rows.length; i += 500) {
-        const chunk = events.slice(i, i + 500);
-        const ids = await this.#insert(trx, rows.slice(i, i + 500));
-        chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_RANKS.keyText(ids[j]), n: 1, pub: 0 }));
-      }
-      await this.store.bump(trx, 'events', rows.length);
-      await runSteps(trx, this.store.dialect, applyRankDeltas(this.store.dialect.name, EVENT_RANKS, ranks, this.store.rankBucketRows));
-    });
-  }
-
-  /** Inserts `rows` and returns their entry ids in order. */
-  async #insert(trx: Kysely<any>, rows: RawBuilder<unknown>[]): Promise<Array<number | string>> {
-    const insert = sql`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
-      VALUES ${sql.join(rows)}`;
-    if (this.store.dialect.name !== 'mysql') {
-      const { rows: ids } = await sql<{ entry_id: number | string }>`${insert} RETURNING entry_id`.execute(trx);
-      return ids.map((r) => r.entry_id).sort((a, b) => Number(a) - Number(b));
-    }
-    // MySQL has no RETURNING: one multi-row INSERT takes consecutive ids (a step of
-    // auto_increment_increment apart) from the first, which insertId reports.
-    const result = await insert.execute(trx);
-    this.#step ??= num((await sql<{ s: unknown }>`SELECT @@auto_increment_increment AS s`.execute(trx)).rows[0]?.s ?? 1);
-    const first = Number(result.insertId);
-    return rows.map((_, j) => first + j * this.#step!);
+    await this.store.write('append events', (trx) => appendEvents(trx, this.store, events));
   }
 
   /** Entries in order dateLogged then entryId, with the exact total of the filtered log. */
@@ -121,6 +91,48 @@ export class SqlEventLog implements EventLogStore {
       return { total, entries: rows.map(toStoredEvent) };
     });
   }
+}
+
+/**
+ * Appends `events` inside the caller's write transaction `trx` (the event log's own appends,
+ * and a catalogue change whose events commit with it: the log and the catalogue share `store`).
+ */
+export async function appendEvents(trx: Kysely<any>, store: SqlStore, events: readonly EventRecord[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map(
+    (e) => sql`(${e.identifier}, ${e.ipAddress}, ${e.userAgent}, ${e.subject}, ${e.event}, ${epochMs(e.dateLogged, 'dateLogged')}, ${e.nodeIdentifier})`,
+  );
+  const ranks: RankDelta[] = [];
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = events.slice(i, i + 500);
+    const ids = await insertEvents(trx, store, rows.slice(i, i + 500));
+    chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_RANKS.keyText(ids[j]), n: 1, pub: 0 }));
+  }
+  await store.bump(trx, 'events', rows.length);
+  await runSteps(trx, store.dialect, applyRankDeltas(store.dialect.name, EVENT_RANKS, ranks, store.rankBucketRows));
+}
+
+/** auto_increment_increment of each MySQL store, read once. */
+const idSteps = new WeakMap<SqlStore, number>();
+
+/** Inserts `rows` and returns their entry ids in order. */
+async function insertEvents(trx: Kysely<any>, store: SqlStore, rows: RawBuilder<unknown>[]): Promise<Array<number | string>> {
+  const insert = sql`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
+    VALUES ${sql.join(rows)}`;
+  if (store.dialect.name !== 'mysql') {
+    const { rows: ids } = await sql<{ entry_id: number | string }>`${insert} RETURNING entry_id`.execute(trx);
+    return ids.map((r) => r.entry_id).sort((a, b) => Number(a) - Number(b));
+  }
+  // MySQL has no RETURNING: one multi-row INSERT takes consecutive ids (a step of
+  // auto_increment_increment apart) from the first, which insertId reports.
+  const result = await insert.execute(trx);
+  let step = idSteps.get(store);
+  if (step === undefined) {
+    step = num((await sql<{ s: unknown }>`SELECT @@auto_increment_increment AS s`.execute(trx)).rows[0]?.s ?? 1);
+    idSteps.set(store, step);
+  }
+  const first = Number(result.insertId);
+  return rows.map((_, j) => first + j * step);
 }
 
 function toStoredEvent(row: EventRow): StoredEvent {

@@ -20,7 +20,11 @@ import { SqlJobQueue } from './jobs.js';
 import { compileSource, FormatTranslation, validateMapping, type MappedRow, type SqlMapping } from './mapping.js';
 import { SHALLOW_OFFSET } from './paging.js';
 import { SqlStore, type SqlStoreOptions } from './sql-store.js';
-import { checkSlice, epochMs, readers } from '@memberkit/types';
+import type { AppliedChange } from '@memberkit/types';
+import { recordChanges } from './change-feed.js';
+import { lockClock, saveClock } from './clock.js';
+import { checkSlice, epochMs } from '@memberkit/types';
+import { readers } from './object-row.js';
 
 export interface MappedCatalogueOptions extends SqlStoreOptions {
   /** The mapping from the legacy source to system metadata. */
@@ -308,11 +312,11 @@ export class SqlMappedCatalogue implements MetadataAdapter {
   }
 
   /** Only `replace` of overlay fields; insert and remove are 'unsupported' (the archive is read-only). */
-  async apply(change: CatalogueChange): Promise<void> {
+  async apply(change: CatalogueChange): Promise<AppliedChange> {
     if ((change.insert?.length ?? 0) > 0 || (change.remove?.length ?? 0) > 0) {
       throw new AdapterError('unsupported', 'a mapped legacy catalogue is read-only: objects cannot be added or removed');
     }
-    const planned: Array<{ pid: string; expected: number; sysmeta: StoredSystemMetadata }> = [];
+    const planned: Array<{ pid: string; expected: number; sysmeta: StoredSystemMetadata; previous: number }> = [];
     for (const { pid, expectedSerialVersion, sysmeta, isReplica } of change.replace ?? []) {
       if (sysmeta?.identifier !== pid) throw new AdapterError('invalid', `replacement sysmeta.identifier must equal ${pid}`);
       const current = await this.get(pid);
@@ -324,15 +328,19 @@ export class SqlMappedCatalogue implements MetadataAdapter {
         }
       }
       epochMs(sysmeta.dateSysMetadataModified, 'dateSysMetadataModified');
-      planned.push({ pid, expected: expectedSerialVersion, sysmeta });
+      planned.push({ pid, expected: expectedSerialVersion, sysmeta, previous: current.sysmeta.dateSysMetadataModified.getTime() });
     }
-    await this.store.write('apply overlay change', async (trx) => {
+    return this.store.write('apply overlay change', async (trx) => {
       const d = this.store.dialect;
-      for (const { pid, expected, sysmeta } of planned) {
+      // The catalogue clock (clock.ts) stamps dateSysMetadataModified and numbers the change feed.
+      const tick = await lockClock(trx, this.store);
+      const dates = new Map<string, Date>();
+      for (const { pid, expected, sysmeta, previous } of planned) {
         const patch: Record<string, unknown> = {};
         for (const field of OVERLAY_FIELDS) patch[field] = sysmeta[field] ?? null;
         const json = JSON.stringify(patch);
-        const modified = sysmeta.dateSysMetadataModified.getTime();
+        const modified = tick.stamp(sysmeta.dateSysMetadataModified.getTime(), previous);
+        dates.set(pid, new Date(modified));
         const updated = await sql`UPDATE mk_overlay SET serial_version = ${sysmeta.serialVersion}, date_modified = ${modified}, patch = ${json}, has_access = 1
           WHERE pid = ${pid} AND COALESCE(serial_version, 1) = ${expected}`.execute(trx);
         if (Number(updated.numAffectedRows ?? 0n) === 0) {
@@ -352,6 +360,9 @@ export class SqlMappedCatalogue implements MetadataAdapter {
         if (subjects.length > 0) await sql`INSERT INTO mk_overlay_access (pid, subject) VALUES ${sql.join(subjects.map((s) => sql`(${pid}, ${s})`))}`.execute(trx);
         void d;
       }
+      const seq = await recordChanges(trx, tick, planned.map(({ pid }) => ({ pid, kind: 'replace' as const })));
+      await saveClock(trx, tick);
+      return seq === undefined ? { dates } : { dates, seq };
     });
   }
 

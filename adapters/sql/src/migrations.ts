@@ -1,8 +1,7 @@
 import { AdapterError } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
 import { beginImmediate, type DialectSql } from './dialect.js';
-import { hasRanks, rebuildRanks } from '@memberkit/types';
-import { EVENT_RANKS, OBJECT_RANKS, runSteps } from './rank-index.js';
+import { EVENT_RANKS, hasRanks, OBJECT_RANKS, rebuildRanks, runSteps } from './rank-index.js';
 
 /** Number of rows per sharded counter (spreads concurrent appends over several rows). */
 export const COUNTER_SLOTS = 8;
@@ -178,6 +177,30 @@ export function migrations(d: DialectSql): string[][] {
         created BIGINT NOT NULL
       )${t}`,
       'CREATE INDEX mk_dataset_maps_root ON mk_dataset_maps (root_id)',
+    ],
+    // One clock per catalogue (see clock.ts): the row every catalogue change locks; it gives
+    // dateSysMetadataModified stamps and change-feed positions in commit order. The feed
+    // itself (change-feed.ts), and write intents of bytes not yet catalogued (the sweep's).
+    [
+      `CREATE TABLE mk_clock (
+        id      SMALLINT NOT NULL PRIMARY KEY,
+        last_ms BIGINT NOT NULL,
+        seq     BIGINT NOT NULL
+      )${t}`,
+      `INSERT INTO mk_clock (id, last_ms, seq) SELECT 1, ${d.name === 'sqlite' ? 'max' : 'GREATEST'}(
+        COALESCE((SELECT max(date_modified) FROM mk_objects), 0), COALESCE((SELECT max(date_modified) FROM mk_overlay), 0)), 0`,
+      `CREATE TABLE mk_changes (
+        seq  BIGINT NOT NULL PRIMARY KEY,
+        pid  ${id} NOT NULL,
+        kind VARCHAR(8) NOT NULL,
+        at   BIGINT NOT NULL
+      )${t}`,
+      `CREATE TABLE mk_intents (
+        id      VARCHAR(64) NOT NULL PRIMARY KEY,
+        name    ${long} NOT NULL,
+        created BIGINT NOT NULL
+      )${t}`,
+      'CREATE INDEX mk_intents_created ON mk_intents (created, id)',
     ],
   ];
 }

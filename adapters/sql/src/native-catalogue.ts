@@ -1,6 +1,10 @@
 import {
   AdapterError,
+  type AppliedChange,
   type CatalogueChange,
+  type FeedEntry,
+  type FeedPage,
+  type StaleIntent,
   type MetadataAdapter,
   type MetadataCapabilities,
   type ObjectPage,
@@ -13,9 +17,14 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation, toAdapterError } from './errors.js';
 import { countRows, orderedPage } from './paging.js';
-import { asStep, OBJECT_RANKS, runSteps } from './rank-index.js';
+import { applyRankDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_RANKS, objectSlice, rankedPage, runSteps, type RankDelta, type RankedSlice } from './rank-index.js';
+import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
-import { applyRankDeltas, checkSlice, epochMs, MERGE_LIMIT, mergedPublicPage, objectSlice, rankedPage, readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf, type ObjectSummary, type RankDelta, type RankedSlice } from '@memberkit/types';
+import { changeHead, changesSince, recordChanges } from './change-feed.js';
+import { lockClock, saveClock, type ClockTick } from './clock.js';
+import { appendEvents, SqlEventLog } from './event-log.js';
+import { dropIntents, intend, settleIntents, staleIntents } from './write-intents.js';
+import { checkSlice, epochMs, type ObjectSummary } from '@memberkit/types';
 
 const RECORD_COLUMNS = 'r.sysmeta, r.storage_key, r.is_replica';
 
@@ -58,7 +67,11 @@ export function readableBy(pidColumn: RawBuilder<unknown>, subjects: readonly st
 export class SqlNativeCatalogue implements MetadataAdapter {
   readonly capabilities: MetadataCapabilities = { write: true };
 
-  constructor(readonly store: SqlStore) {}
+  constructor(
+    readonly store: SqlStore,
+    /** 'proposed': store the writer's dates as given (imports, tests); see SqlCatalogueOptions.clock. */
+    readonly clock: 'catalogue' | 'proposed' = 'catalogue',
+  ) {}
 
   async open(): Promise<void> {
     await this.store.open();
@@ -167,14 +180,67 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     return runSteps(trx, d, mergedPublicPage<Row>(d.name, OBJECT_RANKS, slice, { start, count, columns }, asStep(own), (pids) => asStep(byKeys(pids))));
   }
 
-  async apply(change: CatalogueChange): Promise<void> {
-    await this.store.write('apply catalogue change', async (trx) => {
+  /**
+   * One write transaction: takes the catalogue clock first (clock.ts), stamps
+   * dateSysMetadataModified of every inserted and replaced record from it, applies the rows,
+   * appends `change.events` to the event log, settles `change.intents` and records the change
+   * feed; returns the stored dates and the feed position.
+   */
+  async apply(change: CatalogueChange): Promise<AppliedChange> {
+    return this.store.write('apply catalogue change', async (trx) => {
+      const tick = await lockClock(trx, this.store, this.clock === 'proposed');
       const ranks: RankDelta[] = [];
-      for (const record of change.insert ?? []) await this.#insert(trx, record, ranks);
-      for (const replacement of change.replace ?? []) await this.#replace(trx, replacement, ranks);
-      for (const { pid } of change.remove ?? []) await this.#remove(trx, pid, ranks);
+      const dates = new Map<string, Date>();
+      const feed: Array<Omit<FeedEntry, 'seq'>> = [];
+      for (const record of change.insert ?? []) {
+        dates.set(record.sysmeta?.identifier, await this.#insert(trx, record, ranks, tick));
+        feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
+      }
+      for (const replacement of change.replace ?? []) {
+        dates.set(replacement.pid, await this.#replace(trx, replacement, ranks, tick));
+        feed.push({ pid: replacement.pid, kind: 'replace' });
+      }
+      for (const { pid } of change.remove ?? []) {
+        await this.#remove(trx, pid, ranks);
+        dates.delete(pid);
+        feed.push({ pid, kind: 'remove' });
+      }
       await runSteps(trx, this.store.dialect, applyRankDeltas(this.store.dialect.name, OBJECT_RANKS, ranks, this.store.rankBucketRows));
+      if (change.events !== undefined && change.events.length > 0) await appendEvents(trx, this.store, change.events);
+      if (change.intents !== undefined && change.intents.length > 0) await settleIntents(trx, change.intents);
+      const seq = await recordChanges(trx, tick, feed);
+      await saveClock(trx, tick);
+      return seq === undefined ? { dates } : { dates, seq };
     });
+  }
+
+  /** True for an SqlEventLog on this catalogue's store: `apply` then writes the change's events itself. */
+  logsEventsTo(eventLog: unknown): boolean {
+    return eventLog instanceof SqlEventLog && eventLog.store === this.store;
+  }
+
+  changesSince(seq: number, limit: number): Promise<FeedPage> {
+    return changesSince(this.store, seq, limit);
+  }
+
+  changeHead(): Promise<number> {
+    return changeHead(this.store);
+  }
+
+  intend(name: string): Promise<string> {
+    return intend(this.store, name);
+  }
+
+  staleIntents(before: Date, limit: number): Promise<StaleIntent[]> {
+    return staleIntents(this.store, before, limit);
+  }
+
+  dropIntents(ids: readonly string[]): Promise<void> {
+    return dropIntents(this.store, ids);
+  }
+
+  referencesKey(key: string): Promise<boolean> {
+    return this.#query('find a storage key', async (db) => (await sql`SELECT 1 AS x FROM mk_objects WHERE storage_key = ${key} LIMIT 1`.execute(db)).rows.length > 0);
   }
 
   async #query<T>(what: string, fn: (db: Kysely<any>) => Promise<T>): Promise<T> {
@@ -185,11 +251,12 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     }
   }
 
-  async #insert(trx: Kysely<any>, record: ObjectRecord, ranks: RankDelta[]): Promise<void> {
+  async #insert(trx: Kysely<any>, record: ObjectRecord, ranks: RankDelta[], tick: ClockTick): Promise<Date> {
     const pid = record.sysmeta?.identifier;
     if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
     if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
-    const c = columns(record.sysmeta);
+    const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
+    const c = columns({ ...record.sysmeta, dateSysMetadataModified: stamped });
     try {
       await sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`.execute(trx);
     } catch (e) {
@@ -205,17 +272,20 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     await this.#writeAccess(trx, pid, record.sysmeta);
     await this.store.bump(trx, 'objects', 1);
     ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+    return stamped;
   }
 
-  async #replace(trx: Kysely<any>, replacement: NonNullable<CatalogueChange['replace']>[number], ranks: RankDelta[]): Promise<void> {
+  async #replace(trx: Kysely<any>, replacement: NonNullable<CatalogueChange['replace']>[number], ranks: RankDelta[], tick: ClockTick): Promise<Date> {
     const { pid, expectedSerialVersion, sysmeta, isReplica } = replacement;
     if (sysmeta?.identifier !== pid) throw new AdapterError('invalid', `replacement sysmeta.identifier must equal ${pid}`);
-    const c = columns(sysmeta);
+    const proposed = epochMs(sysmeta.dateSysMetadataModified, 'dateSysMetadataModified');
     const stored = await this.#lock(trx, pid);
     if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
     if (stored.serialVersion !== expectedSerialVersion) {
       throw new AdapterError('conflict', `serialVersion of ${pid} is ${stored.serialVersion}, expected ${expectedSerialVersion}`);
     }
+    const stamped = new Date(tick.stamp(proposed, stored.dateModified));
+    const c = columns({ ...sysmeta, dateSysMetadataModified: stamped });
     const replica = isReplica === undefined ? sql`is_replica` : sql`${isReplica ? 1 : 0}`;
     const result = await sql`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
         date_modified = ${c.date_modified}, date_uploaded = ${c.date_uploaded}, serial_version = ${c.serial_version},
@@ -230,6 +300,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     await sql`DELETE FROM mk_access WHERE pid = ${pid}`.execute(trx);
     await this.#writeAccess(trx, pid, sysmeta);
     ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic }, { date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+    return stamped;
   }
 
   async #remove(trx: Kysely<any>, pid: string, ranks: RankDelta[]): Promise<void> {

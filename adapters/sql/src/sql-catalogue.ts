@@ -4,7 +4,14 @@ import { SqlNativeCatalogue } from './native-catalogue.js';
 import { SqlStore, type SqlStoreOptions } from './sql-store.js';
 
 /** Options of `createSqlCatalogue`: which database, and whether to migrate on open. */
-export type SqlCatalogueOptions = SqlStoreOptions;
+export interface SqlCatalogueOptions extends SqlStoreOptions {
+  /**
+   * Where dateSysMetadataModified comes from (default 'catalogue': the catalogue's one clock,
+   * see clock.ts). 'proposed' stores the dates the writer proposes as given: only for imports
+   * and tests that must keep given dates; listing order is then no longer commit order.
+   */
+  clock?: 'catalogue' | 'proposed';
+}
 
 /** The native mode: memberkit's own catalogue, event log and job queue in one database. */
 export interface SqlCatalogue {
@@ -33,7 +40,7 @@ export interface SqlCatalogue {
 export function createSqlCatalogue(options: SqlCatalogueOptions): SqlCatalogue {
   const store = new SqlStore(options);
   return {
-    catalogue: new SqlNativeCatalogue(store),
+    catalogue: new SqlNativeCatalogue(store, options.clock),
     eventLog: new SqlEventLog(store),
     jobs: new SqlJobQueue(store),
     store,

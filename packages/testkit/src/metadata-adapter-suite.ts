@@ -21,7 +21,7 @@ function memberView(m: SeriesMember): SeriesMember {
 export function runMetadataAdapterSuite(name: string, ctx: SuiteContext<MetadataAdapter>, options?: SuiteOptions): void {
   const apply = (m: MetadataAdapter, change: CatalogueChange): Promise<void> => {
     expect(m.apply, 'capabilities.write is true, so apply MUST be implemented').toBeTypeOf('function');
-    return m.apply!(change);
+    return m.apply!(change).then(() => undefined);
   };
   const insert = (m: MetadataAdapter, ...records: ObjectRecord[]): Promise<void> => apply(m, { insert: records });
   const needWrite = (tc: TestContext, m: MetadataAdapter): void => requireCapability(tc, m.capabilities.write, 'capabilities.write is false (read-only catalogue)');

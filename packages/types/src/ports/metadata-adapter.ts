@@ -1,5 +1,6 @@
 import type { SystemMetadata } from '../models.js';
 import type { StorageKey } from './storage-adapter.js';
+import type { EventRecord } from './event-log.js';
 
 /**
  * One object in the catalogue: its complete system metadata (v2 superset, with
@@ -78,14 +79,90 @@ export interface CatalogueChange {
   replace?: Array<{ pid: string; expectedSerialVersion: number; sysmeta: StoredSystemMetadata; /** undefined keeps the stored value. */ isReplica?: boolean }>;
   /** Records to remove; 'not-found' when absent. */
   remove?: Array<{ pid: string }>;
+  /**
+   * Event-log entries of the change, written in the same transaction as the change (all or
+   * none). Only given when `logsEventsTo` answered true for the node's event log; a catalogue
+   * that does not log events never receives them.
+   */
+  events?: readonly EventRecord[];
+  /**
+   * Write intents (ids returned by `intend`) the change settles: removed in the same
+   * transaction, so bytes whose catalogue commit happened are never swept.
+   */
+  intents?: readonly string[];
+}
+
+/** What `apply` did, as the store recorded it. */
+export interface AppliedChange {
+  /**
+   * dateSysMetadataModified stored for each inserted or replaced PID. A catalogue with one
+   * clock assigns it in the transaction (never earlier than the proposed date, the previous
+   * stamp of the catalogue + 1 ms, or the object's previous value + 1 ms), so listing order is
+   * commit order; the core puts these dates into its answers and notices.
+   */
+  dates: ReadonlyMap<string, Date>;
+  /** Position of the change's last entry in the change feed (absent without a feed). */
+  seq?: number;
+}
+
+/** One entry of the change feed: `pid` was inserted, replaced or removed by the commit at `seq`. */
+export interface FeedEntry {
+  seq: number;
+  pid: string;
+  kind: 'insert' | 'replace' | 'remove';
+}
+
+/** A page of the change feed and the feed's head when it was read. */
+export interface FeedPage {
+  entries: FeedEntry[];
+  /** The last committed position (entries beyond it may not be visible yet). */
+  head: number;
+}
+
+/** A write intent older than a sweep's grace period (its writer died, or failed before the catalogue commit). */
+export interface StaleIntent {
+  id: string;
+  /** The name the bytes were committed under (the PID). */
+  name: string;
+  created: Date;
 }
 
 /** What listObjects shows of an object: the fields of Types.ObjectInfo. */
 export type ObjectSummary = Pick<StoredSystemMetadata, 'identifier' | 'formatId' | 'checksum' | 'dateSysMetadataModified' | 'size'>;
 
+/**
+ * System metadata fields an overlay (MetadataCapabilities.overlay) keeps beside a read-only
+ * legacy archive: what the archive lacks and the node must be able to change (access policy,
+ * rights holder, archived, replicas, ...). Every other field comes from the archive, except
+ * serialVersion and dateSysMetadataModified, which move with every change.
+ */
+export const OVERLAY_FIELDS = [
+  'accessPolicy', 'replicationPolicy', 'archived', 'replica', 'rightsHolder', 'mediaType', 'fileName',
+  'originMemberNode', 'authoritativeMemberNode',
+] as const;
+
+export type OverlayField = (typeof OVERLAY_FIELDS)[number];
+
+/**
+ * What a catalogue declares. A declared capability is an obligation (the testkit checks it,
+ * the core relies on it); each flag says its default and what the core does without it.
+ */
 export interface MetadataCapabilities {
-  /** `apply` is implemented. Default false: a read-only catalogue (a wrapped legacy archive). */
+  /**
+   * `apply` takes every change: insert, replace and remove of any record. Default false: a
+   * read-only catalogue (a wrapped legacy archive). Off: the core refuses create, update,
+   * delete and replicate with NotImplemented, and changes records only as `overlay` allows.
+   */
   write: boolean;
+  /**
+   * With `write` false: `apply` takes `replace` changes that touch only OVERLAY_FIELDS (kept
+   * in an overlay beside the read-only archive), with the same compare-and-set on
+   * serialVersion; a replace that changes any other field fails with 'unsupported'. The core
+   * then allows archive, updateSystemMetadata of overlay fields and the CN's system metadata
+   * refresh (overlay fields only). Default false: the core refuses those with NotImplemented
+   * and never calls `apply`.
+   */
+  overlay?: boolean;
 }
 
 /**
@@ -118,6 +195,38 @@ export interface MetadataAdapter {
    */
   listSummaries?(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }>;
 
-  /** Apply one atomic change. Required when capabilities.write. */
-  apply?(change: CatalogueChange): Promise<void>;
+  /**
+   * Apply one atomic change. Required when capabilities.write. Returns the dates it stored
+   * (AppliedChange); a catalogue that stores the proposed dates as given may return nothing.
+   */
+  apply?(change: CatalogueChange): Promise<AppliedChange | void>;
+
+  /**
+   * True when `apply` writes `change.events` into `eventLog` in its own transaction (the
+   * catalogue and the log are one store). Absent or false: the core appends events after apply.
+   */
+  logsEventsTo?(eventLog: unknown): boolean;
+
+  /**
+   * The change feed: every insert, replace and remove in commit order, positions increasing
+   * with commit order across processes (a plain serial is not: it is taken before commit).
+   * Entries after `seq`, at most `limit`, with the head. Optional: without it, consumers
+   * (query index, caches) cannot follow other processes' changes.
+   */
+  changesSince?(seq: number, limit: number): Promise<FeedPage>;
+  /** The feed's head alone (MUST be one cheap query: consumers call it before each request). */
+  changeHead?(): Promise<number>;
+
+  /**
+   * Records that bytes are about to be committed to storage under `name`; returns the intent's
+   * id, which the catalogue change that references the bytes settles (`change.intents`). The
+   * three intent methods come together or not at all.
+   */
+  intend?(name: string): Promise<string>;
+  /** Intents created before `before` and never settled, oldest first, at most `limit`. */
+  staleIntents?(before: Date, limit: number): Promise<StaleIntent[]>;
+  /** Forget intents (the sweep handled them). */
+  dropIntents?(ids: readonly string[]): Promise<void>;
+  /** True when a catalogue row references storage key `key` (the sweep never removes those bytes). */
+  referencesKey?(key: string): Promise<boolean>;
 }

@@ -1,0 +1,48 @@
+import type { FeedEntry, FeedPage } from '@memberkit/types';
+import { sql, type Kysely } from 'kysely';
+import { num, text } from './dialect.js';
+import type { ClockTick } from './clock.js';
+import { toAdapterError } from './errors.js';
+import type { SqlStore } from './sql-store.js';
+
+/**
+ * The change feed (`mk_changes`): one row per inserted, replaced or removed PID, numbered by the
+ * catalogue clock in the change's own transaction, so positions follow commit order across
+ * processes and a reader that saw position n has seen every change up to n. Query indexes and
+ * caches of every process follow it instead of dates.
+ */
+export async function recordChanges(trx: Kysely<any>, tick: ClockTick, entries: ReadonlyArray<Omit<FeedEntry, 'seq'>>): Promise<number | undefined> {
+  if (entries.length === 0) return undefined;
+  const at = Date.now();
+  let last = 0;
+  const rows = entries.map((e) => {
+    last = tick.nextSeq();
+    return sql`(${last}, ${e.pid}, ${e.kind}, ${at})`;
+  });
+  for (let i = 0; i < rows.length; i += 500) await sql`INSERT INTO mk_changes (seq, pid, kind, at) VALUES ${sql.join(rows.slice(i, i + 500))}`.execute(trx);
+  return last;
+}
+
+/** Entries after `seq` (at most `limit`) and the head, from one snapshot. */
+export function changesSince(store: SqlStore, seq: number, limit: number): Promise<FeedPage> {
+  return store.read('read the change feed', async (trx) => {
+    const head = await readHead(trx);
+    const { rows } = await sql<{ seq: unknown; pid: unknown; kind: unknown }>`SELECT seq, pid, kind FROM mk_changes
+      WHERE seq > ${seq} AND seq <= ${head} ORDER BY seq LIMIT ${Math.max(0, Math.floor(limit))}`.execute(trx);
+    return { head, entries: rows.map((r) => ({ seq: num(r.seq), pid: text(r.pid), kind: text(r.kind) as FeedEntry['kind'] })) };
+  });
+}
+
+/** The last committed feed position: one primary-key read. */
+export async function changeHead(store: SqlStore): Promise<number> {
+  try {
+    return await readHead(store.db);
+  } catch (e) {
+    throw toAdapterError(e, 'read the change feed head');
+  }
+}
+
+async function readHead(db: Kysely<any>): Promise<number> {
+  const { rows } = await sql<{ seq: unknown }>`SELECT seq FROM mk_clock WHERE id = 1`.execute(db);
+  return num(rows[0]?.seq ?? 0);
+}

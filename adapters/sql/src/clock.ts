@@ -1,0 +1,59 @@
+import { sql, type Kysely } from 'kysely';
+import { num } from './dialect.js';
+import type { SqlStore } from './sql-store.js';
+
+/**
+ * The catalogue's one clock, read and advanced inside a write transaction that holds the
+ * `mk_clock` row lock (FOR UPDATE; SQLite's BEGIN IMMEDIATE holds the whole database). Every
+ * catalogue change takes it first, so changes are serialized on it and its values follow commit
+ * order across processes: a stamp is never earlier than the proposed date (the writer's clock),
+ * the catalogue's previous stamp + 1 ms, or the object's previous value + 1 ms, so a host whose
+ * clock lags never moves a date backwards, and listing order is commit order. `seq` numbers the
+ * change feed (change-feed.ts) the same way (a database sequence is taken before commit, so its
+ * values do not follow commit order on PostgreSQL).
+ */
+export class ClockTick {
+  constructor(
+    private lastMs: number,
+    private seq: number,
+    /** Store proposed dates as given (SqlCatalogueOptions.clock 'proposed'); the feed is still numbered. */
+    private readonly asProposed = false,
+  ) {}
+
+  /** The dateSysMetadataModified to store (epoch ms) for a proposed one. */
+  stamp(proposedMs: number, previousMs?: number): number {
+    if (this.asProposed) return proposedMs;
+    const t = Math.max(proposedMs, this.lastMs + 1, previousMs === undefined ? -Infinity : previousMs + 1);
+    this.lastMs = t;
+    return t;
+  }
+
+  /** The next change-feed position. */
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  /** @internal */
+  get state(): { lastMs: number; seq: number } {
+    return { lastMs: this.lastMs, seq: this.seq };
+  }
+}
+
+/** Locks the clock row for the rest of `trx` and reads it. Take it before any other row lock. */
+export async function lockClock(trx: Kysely<any>, store: SqlStore, asProposed = false): Promise<ClockTick> {
+  const forUpdate = sql.raw(store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE');
+  const read = () => sql<{ last_ms: unknown; seq: unknown }>`SELECT last_ms, seq FROM mk_clock WHERE id = 1 ${forUpdate}`.execute(trx);
+  let row = (await read()).rows[0];
+  if (row === undefined) {
+    // The row is written by the migration; recreate it if someone emptied the table.
+    await sql`INSERT INTO mk_clock (id, last_ms, seq) VALUES (1, 0, 0)`.execute(trx);
+    row = (await read()).rows[0];
+  }
+  return new ClockTick(num(row?.last_ms ?? 0), num(row?.seq ?? 0), asProposed);
+}
+
+/** Writes the advanced clock back (same transaction as `lockClock`). */
+export async function saveClock(trx: Kysely<any>, tick: ClockTick): Promise<void> {
+  const { lastMs, seq } = tick.state;
+  await sql`UPDATE mk_clock SET last_ms = ${lastMs}, seq = ${seq} WHERE id = 1`.execute(trx);
+}

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { StaleIntent } from '@memberkit/types';
+import { sql, type Kysely } from 'kysely';
+import { inList, num, text } from './dialect.js';
+import type { SqlStore } from './sql-store.js';
+
+/**
+ * Write intents (`mk_intents`): a row written before bytes are committed to storage and deleted
+ * by the catalogue change that references them, in its own transaction. A row that outlives a
+ * grace period marks bytes whose catalogue commit never happened (the process died between the
+ * two, or the change was refused); the core's sweep finds and removes those bytes.
+ */
+export async function intend(store: SqlStore, name: string): Promise<string> {
+  const id = randomUUID();
+  await store.write('record a write intent', (trx) => sql`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${Date.now()})`.execute(trx));
+  return id;
+}
+
+/** Deletes `ids` inside the catalogue change's transaction. */
+export async function settleIntents(trx: Kysely<any>, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) await sql`DELETE FROM mk_intents WHERE ${inList(sql.ref('id'), ids.slice(i, i + 500))}`.execute(trx);
+}
+
+export async function staleIntents(store: SqlStore, before: Date, limit: number): Promise<StaleIntent[]> {
+  const { rows } = await store.read('list stale write intents', (trx) =>
+    sql<{ id: unknown; name: unknown; created: unknown }>`SELECT id, name, created FROM mk_intents WHERE created < ${before.getTime()}
+      ORDER BY created, id LIMIT ${Math.max(0, Math.floor(limit))}`.execute(trx),
+  );
+  return rows.map((r) => ({ id: text(r.id), name: text(r.name), created: new Date(num(r.created)) }));
+}
+
+export async function dropIntents(store: SqlStore, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await store.write('drop write intents', (trx) => settleIntents(trx, ids));
+}
