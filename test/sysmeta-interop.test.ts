@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
+import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { validateXml } from '@memberkit/testkit';
 import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 import { clientSysmeta } from './support/sysmeta.js';
@@ -70,7 +71,7 @@ describe('system metadata in, headers out', () => {
     // A record stored before values were checked: a mediaType and a fileName no header can carry.
     const storage = createFilesystemStorage({ root: join(dir, 'objects') });
     await storage.open();
-    const store = openSqliteStore({ file: join(dir, 'memberkit.db') });
+    const store = createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'memberkit.db') });
     await store.open();
     const pending = await storage.write((async function* () { yield BYTES; })());
     const key = await pending.commit('legacy-bad');

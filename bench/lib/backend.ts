@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
+import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createS3Storage } from '@memberkit/adapter-s3';
 import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import type { EventLogStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
@@ -41,7 +42,7 @@ function filesAndSqlite(): BenchBackend {
     config: async () => ({}),
     async openSeed(dir) {
       const storage = createFilesystemStorage({ root: join(dir, 'objects'), fsync: false });
-      const store = openSqliteStore({ file: join(dir, 'memberkit.db') });
+      const store = createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'memberkit.db') });
       await storage.open();
       await store.open();
       return { storage, catalogue: store.catalogue, eventLog: store.eventLog, close: async () => { await store.close(); await storage.close?.(); } };
@@ -110,7 +111,7 @@ async function s3AndSqlite(): Promise<BenchBackend> {
     async openSeed(dir) {
       const { connection } = await server();
       const storage = createS3Storage({ bucket: 'bench', prefix: prefixOf(dir), ...connection });
-      const store = openSqliteStore({ file: join(dir, 'memberkit.db') });
+      const store = createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'memberkit.db') });
       await storage.open?.();
       await store.open();
       return { storage, catalogue: store.catalogue, eventLog: store.eventLog, close: async () => { await store.close(); await storage.close?.(); } };

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
+import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig, type NodeExtension } from '@memberkit/core';
 import type { EventLogStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
 
@@ -52,7 +53,7 @@ export async function startNode(options: StartNodeOptions = {}): Promise<Started
   const tokens = { writer: await mint(subjects.writer), admin: await mint(subjects.admin), other: await mint(subjects.other) };
   const catalogue = options.catalogue
     ? options.catalogue(dir)
-    : ((store) => ({ metadata: store.catalogue, eventLog: store.eventLog }))(openSqliteStore({ file: join(dir, 'catalogue.sqlite') }));
+    : ((store) => ({ metadata: store.catalogue, eventLog: store.eventLog }))(createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'catalogue.sqlite') }));
   const storage = options.storage ? options.storage(dir) : createFilesystemStorage({ root: join(dir, 'objects') });
   // baseURL is only published in the node document; the real port is known after listen.
   const config: CoreConfig = {

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
+import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig, type RunningServer } from '@memberkit/core';
 import { LogCodec, NodeListCodec, ObjectListCodec, SubjectInfoCodec, SystemMetadataCodec, type SubjectInfo, type SystemMetadata } from '@memberkit/types';
 import { createCa, dn, issue, type Issued } from '../../packages/core/test/identity/pki.js';
@@ -170,7 +171,7 @@ beforeAll(async () => {
   tokens.d1StyleExpired = await new SignJWT({ userId: OTHER, issuedAt: new Date(Date.now() - 7200_000).toISOString(), ttl: 3600, iss: ISSUER }).setProtectedHeader({ alg: 'ES256' }).sign(key);
   tokens.noExpiry = await new SignJWT({ sub: OTHER, iss: ISSUER }).setProtectedHeader({ alg: 'ES256' }).sign(key);
 
-  const store = openSqliteStore({ file: join(work, 'catalogue.sqlite') });
+  const store = createSqlCatalogue({ dialect: 'sqlite', connection: join(work, 'catalogue.sqlite') });
   const storage = createFilesystemStorage({ root: join(work, 'objects') });
   const config: CoreConfig = {
     node: {

@@ -1,13 +1,14 @@
 // The shared conformance suites (@memberkit/testkit) against the filesystem adapter's
-// stores: managed storage, read-only tree storage (wrap mode) and the SQLite catalogue and
-// event log. Adapter-specific cases (symlinks, crash leftovers, migrations) live beside this
-// file; this one only wires factories.
+// stores of bytes: managed storage and read-only tree storage (wrap mode). The embedded
+// catalogue, event log and jobs are adapters/sql on SQLite (adapters/sql/test/native-sqlite).
+// Adapter-specific cases (symlinks, crash leftovers) live beside this file; this one only
+// wires factories.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { StorageAdapter } from '@memberkit/types';
-import { runEventLogSuite, runJobStoreSuite, runMetadataAdapterSuite, runStorageAdapterSuite } from '@memberkit/testkit';
-import { createFilesystemStorage, createTreeStorage, openSqliteStore, type SqliteStore } from '../src/index.js';
+import { runStorageAdapterSuite } from '@memberkit/testkit';
+import { createFilesystemStorage, createTreeStorage } from '../src/index.js';
 
 /** Temporary directories made for each instance, removed by destroy. */
 const dirs = new WeakMap<object, string>();
@@ -49,54 +50,5 @@ runStorageAdapterSuite('filesystem tree storage (wrap mode)', {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, bytes);
     return name;
-  },
-});
-
-/** One SQLite file per test; the catalogue and the event log share it. */
-const stores = new WeakMap<object, { store: SqliteStore; dir: string }>();
-
-async function openStore(): Promise<{ store: SqliteStore; dir: string }> {
-  const dir = await freshDir();
-  const store = openSqliteStore({ file: join(dir, 'node.sqlite') });
-  await store.open();
-  return { store, dir };
-}
-
-async function closeStore(handle: { store: SqliteStore; dir: string } | undefined): Promise<void> {
-  if (!handle) return;
-  await handle.store.close();
-  await rm(handle.dir, { recursive: true, force: true });
-}
-
-runMetadataAdapterSuite('SQLite catalogue', {
-  async create() {
-    const handle = await openStore();
-    stores.set(handle.store.catalogue, handle);
-    return handle.store.catalogue;
-  },
-  async destroy(catalogue) {
-    await closeStore(stores.get(catalogue));
-  },
-});
-
-runEventLogSuite('SQLite event log', {
-  async create() {
-    const handle = await openStore();
-    stores.set(handle.store.eventLog, handle);
-    return handle.store.eventLog;
-  },
-  async destroy(eventLog) {
-    await closeStore(stores.get(eventLog));
-  },
-});
-
-runJobStoreSuite('SQLite jobs', {
-  async create() {
-    const handle = await openStore();
-    stores.set(handle.store.jobs, handle);
-    return handle.store.jobs;
-  },
-  async destroy(jobs) {
-    await closeStore(stores.get(jobs));
   },
 });

@@ -1,8 +1,447 @@
+import { AdapterError, epochMs, type EventQuery, type ObjectQuery } from '@memberkit/types';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { eventRanks, objectRanks, type SqlStep, type SqlSteps } from '@memberkit/types';
 import type { DialectSql } from './dialect.js';
 
-/** The listings of this package's schema in the shared position index (see @memberkit/types rank-index). */
+/**
+ * The position index of the ordered listings (listObjects, getLogRecords) of the store, on
+ * PostgreSQL, MySQL/MariaDB and SQLite.
+ *
+ * DataONE pages by `start`/`count`, so a page at offset k would have to skip k index entries.
+ * Instead, the sort order is cut into buckets: each row of the ranks table holds a bucket's
+ * first sort key and how many rows (and how many public rows) lie between it and the next
+ * bucket's first key. A page at any offset sums the bucket counts (a few hundred small rows per
+ * million) and walks at most one bucket of the index.
+ *
+ * The counts are exact because every transaction that adds, moves or removes a listed row
+ * applies its deltas here before committing, holding the bucket's row lock. A bucket that grows
+ * to 2 × `bucketRows` rows is split in two by the writer that grew it (under the same lock), so
+ * buckets stay between one and two `bucketRows` apart from removals. Writers and splitters stay
+ * exact together because a writer looks its bucket up again after the lock is granted (READ
+ * COMMITTED: that statement sees a split committed meanwhile), and a splitter counts the rows
+ * it moves with the lock held, when nobody else can change that bucket's count.
+ *
+ * The functions here are written once as generators of SQL steps (`?` placeholders), run by
+ * `runSteps` in the caller's transaction.
+ */
+export const RANK_BUCKET = 4096;
+
+/** One statement for the store's driver to run; the generator receives its rows (none for writes). */
+export interface SqlStep {
+  sql: string;
+  params: unknown[];
+  /** Rows as arrays of the selected values in order (cheaper than objects for large pages). */
+  arrays?: boolean;
+}
+
+/** A routine of SQL steps returning T. */
+export type SqlSteps<T> = Generator<SqlStep, T, Array<Record<string, unknown>>>;
+
+/** The engine the steps are written for (row locks and index hints differ). */
+export type SqlFlavor = 'postgres' | 'mysql' | 'sqlite';
+
+/** The first bucket's key: before every row (dates are epoch ms, keys non-empty). */
+const FIRST: RankKey = { date: Number.MIN_SAFE_INTEGER, key: '' };
+
+/** A position in a listing's sort order: the date column, then the unique key as text. */
+export interface RankKey {
+  date: number;
+  key: string;
+}
+
+/** A change to a listing: +1 for a row appearing at `date`/`key`, −1 for one leaving it. */
+export interface RankDelta extends RankKey {
+  n: number;
+  /** The same for the public subset (objects readable by `public`); 0 when not tracked. */
+  pub: number;
+}
+
+/** A listing kept in a ranks table. */
+export interface RankedTable {
+  readonly list: 'objects' | 'events';
+  /** The ranks table: (list, lo_date, lo_key, n, n_public), primary key (list, lo_date, lo_key). */
+  readonly ranks: string;
+  readonly table: string;
+  readonly dateCol: string;
+  readonly keyCol: string;
+  /** The column that is 1 on public rows, when the listing tracks them. */
+  readonly publicCol?: string;
+  /** The index on (publicCol, dateCol, keyCol). */
+  readonly publicIndex?: string;
+  /** The stored text of a key (event keys are zero-padded so that text order is numeric order). */
+  keyText(value: unknown): string;
+  /** A key text as the SQL value compared with `keyCol`. */
+  keyValue(key: string): unknown;
+}
+
+/** A string read from any driver (MySQL VARBINARY columns arrive as Buffers). */
+function asText(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  return String(value);
+}
+
+const asNumber = (value: unknown): number => (typeof value === 'number' ? value : Number(value));
+
+/** The objects listing of a store whose tables are `objects`/`ranks` with memberkit's columns. */
+export function objectRanks(tables: { objects: string; ranks: string; publicIndex: string }): RankedTable {
+  return {
+    list: 'objects',
+    ranks: tables.ranks,
+    table: tables.objects,
+    dateCol: 'date_modified',
+    keyCol: 'pid',
+    publicCol: 'is_public',
+    publicIndex: tables.publicIndex,
+    keyText: asText,
+    keyValue: (key) => key,
+  };
+}
+
+/** The events listing (key: the integer entry id). */
+export function eventRanks(tables: { events: string; ranks: string }): RankedTable {
+  return {
+    list: 'events',
+    ranks: tables.ranks,
+    table: tables.events,
+    dateCol: 'date_logged',
+    keyCol: 'entry_id',
+    keyText: (value) => String(value).padStart(20, '0'),
+    keyValue: (key) => (key === '' ? 0 : Number(key)),
+  };
+}
+
+/** Sort order of keys: date, then the key's UTF-8 bytes (code point order, as the columns sort). */
+export function compareRankKeys(a: RankKey, b: RankKey): number {
+  return a.date - b.date || Buffer.compare(Buffer.from(a.key), Buffer.from(b.key));
+}
+
+/** A piece of SQL with its parameters. */
+interface Fragment {
+  sql: string;
+  params: unknown[];
+}
+
+/** Tagged template: values become `?` parameters, Fragments are inlined. */
+function q(strings: TemplateStringsArray, ...values: unknown[]): Fragment {
+  let text = strings[0]!;
+  const params: unknown[] = [];
+  values.forEach((value, i) => {
+    if (isFragment(value)) {
+      text += value.sql;
+      params.push(...value.params);
+    } else {
+      text += '?';
+      params.push(value);
+    }
+    text += strings[i + 1]!;
+  });
+  return { sql: text, params };
+}
+
+const raw = (text: string): Fragment => ({ sql: text, params: [] });
+const isFragment = (v: unknown): v is Fragment => typeof v === 'object' && v !== null && 'sql' in v && 'params' in v && Array.isArray((v as Fragment).params);
+
+/** `o.(date, key) >= lo`, written so that every engine uses it as an index range. */
+function fromKey(t: RankedTable, lo: RankKey, alias = 'o'): Fragment {
+  if (lo.date === FIRST.date) return raw('1 = 1');
+  const date = raw(`${alias}.${t.dateCol}`);
+  const key = raw(`${alias}.${t.keyCol}`);
+  return q`${date} >= ${lo.date} AND (${date} > ${lo.date} OR ${key} >= ${t.keyValue(lo.key)})`;
+}
+
+function bucketRange(t: RankedTable, lo: RankKey, next: RankKey | undefined): Fragment {
+  return next === undefined ? fromKey(t, lo) : q`${fromKey(t, lo)} AND NOT (${fromKey(t, next)})`;
+}
+
+function* rows(step: SqlStep): SqlSteps<Array<Record<string, unknown>>> {
+  return yield step;
+}
+
+function keyOf(t: RankedTable, row: Record<string, unknown>): RankKey {
+  return { date: asNumber(row.d), key: t.keyText(row.k) };
+}
+
+function rankKeyOf(row: Record<string, unknown>): RankKey {
+  return { date: asNumber(row.d), key: asText(row.k) };
+}
+
+/**
+ * Applies `deltas` in the caller's write transaction (READ COMMITTED or SQLite's single
+ * writer). Buckets are locked in key order, so two writers never wait on each other in a cycle
+ * here. Run once per transaction, after the rows themselves were written.
+ */
+export function* applyRankDeltas(flavor: SqlFlavor, t: RankedTable, deltas: readonly RankDelta[], bucketRows = RANK_BUCKET): SqlSteps<void> {
+  const sorted = deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(compareRankKeys);
+  const grown: Array<{ lo: RankKey; next: RankKey | undefined }> = [];
+  for (let i = 0; i < sorted.length; ) {
+    const bucket = yield* lockBucket(flavor, t, sorted[i]!);
+    let n = 0;
+    let pub = 0;
+    for (; i < sorted.length && (bucket.next === undefined || compareRankKeys(sorted[i]!, bucket.next) < 0); i++) {
+      n += sorted[i]!.n;
+      pub += sorted[i]!.pub;
+    }
+    const where = q`list = ${t.list} AND lo_date = ${bucket.lo.date} AND lo_key = ${bucket.lo.key}`;
+    yield q`UPDATE ${raw(t.ranks)} SET n = n + ${n}, n_public = n_public + ${pub} WHERE ${where}`;
+    if (n > 0) {
+      const [row] = yield* rows(q`SELECT n FROM ${raw(t.ranks)} WHERE ${where}`);
+      if (asNumber(row?.n ?? 0) >= 2 * bucketRows) grown.push(bucket);
+    }
+  }
+  for (const bucket of grown) yield* split(t, bucket.lo, bucket.next, bucketRows);
+}
+
+/** Locks the bucket holding `k`; returns it with the next bucket's first key (none: last). */
+function* lockBucket(flavor: SqlFlavor, t: RankedTable, k: RankKey): SqlSteps<{ lo: RankKey; next: RankKey | undefined }> {
+  const forUpdate = raw(flavor === 'sqlite' ? '' : 'FOR UPDATE');
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const [found] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
+      WHERE list = ${t.list} AND lo_date <= ${k.date} AND (lo_date < ${k.date} OR lo_key <= ${k.key})
+      ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${forUpdate}`);
+    if (found === undefined) continue; // a rebuild replaced every bucket: look again
+    const lo = rankKeyOf(found);
+    // A new statement sees what committed while we waited for the lock (a split, a rebuild).
+    const now = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
+      WHERE list = ${t.list} AND lo_date >= ${lo.date} AND (lo_date > ${lo.date} OR lo_key >= ${lo.key})
+      ORDER BY lo_date, lo_key LIMIT 2`);
+    const first = now[0] === undefined ? undefined : rankKeyOf(now[0]);
+    const next = now[1] === undefined ? undefined : rankKeyOf(now[1]);
+    if (first !== undefined && compareRankKeys(first, lo) === 0 && (next === undefined || compareRankKeys(next, k) > 0)) return { lo, next };
+  }
+  throw new AdapterError('unavailable', `the ${t.list} position index kept changing or is missing (rebuild it)`);
+}
+
+function* countRange(t: RankedTable, lo: RankKey, next: RankKey | undefined): SqlSteps<{ n: number; pub: number }> {
+  const pub = raw(t.publicCol === undefined ? '0' : `sum(o.${t.publicCol})`);
+  const [row] = yield* rows(q`SELECT count(*) AS n, ${pub} AS p FROM ${raw(t.table)} o WHERE ${bucketRange(t, lo, next)}`);
+  return { n: asNumber(row?.n ?? 0), pub: asNumber(row?.p ?? 0) };
+}
+
+/** The key `offset` rows after `lo` (inclusive) in sort order, if there is one before `next`. */
+function* keyAt(t: RankedTable, lo: RankKey, next: RankKey | undefined, offset: number): SqlSteps<RankKey | undefined> {
+  const [row] = yield* rows(q`SELECT o.${raw(t.dateCol)} AS d, o.${raw(t.keyCol)} AS k FROM ${raw(t.table)} o
+    WHERE ${bucketRange(t, lo, next)} ORDER BY o.${raw(t.dateCol)}, o.${raw(t.keyCol)} LIMIT 1 OFFSET ${offset}`);
+  return row === undefined ? undefined : keyOf(t, row);
+}
+
+/** Splits the (locked) bucket at `lo` so that its first `bucketRows` rows stay in it. */
+function* split(t: RankedTable, lo: RankKey, next: RankKey | undefined, bucketRows: number): SqlSteps<void> {
+  const at = yield* keyAt(t, lo, next, bucketRows);
+  if (at === undefined) return;
+  const moved = yield* countRange(t, at, next);
+  yield q`UPDATE ${raw(t.ranks)} SET n = n - ${moved.n}, n_public = n_public - ${moved.pub}
+    WHERE list = ${t.list} AND lo_date = ${lo.date} AND lo_key = ${lo.key}`;
+  yield q`INSERT INTO ${raw(t.ranks)} (list, lo_date, lo_key, n, n_public) VALUES (${t.list}, ${at.date}, ${at.key}, ${moved.n}, ${moved.pub})`;
+}
+
+/**
+ * Recomputes a listing's buckets from its rows (buckets of `bucketRows` rows). Runs after the
+ * migration that introduced the index, and after bulk loads that bypass the store. Run it in a
+ * write transaction: the DELETE first waits for writers holding bucket locks.
+ */
+export function* rebuildRanks(t: RankedTable, bucketRows = RANK_BUCKET): SqlSteps<void> {
+  yield q`DELETE FROM ${raw(t.ranks)} WHERE list = ${t.list}`;
+  const bounds: RankKey[] = [FIRST];
+  for (;;) {
+    const at = yield* keyAt(t, bounds[bounds.length - 1]!, undefined, bucketRows);
+    if (at === undefined) break;
+    bounds.push(at);
+  }
+  for (let i = 0; i < bounds.length; i += 100) {
+    const values: Fragment[] = [];
+    for (let j = i; j < Math.min(bounds.length, i + 100); j++) {
+      const { n, pub } = yield* countRange(t, bounds[j]!, bounds[j + 1]);
+      values.push(q`(${t.list}, ${bounds[j]!.date}, ${bounds[j]!.key}, ${n}, ${pub})`);
+    }
+    yield q`INSERT INTO ${raw(t.ranks)} (list, lo_date, lo_key, n, n_public) VALUES ${join(values)}`;
+  }
+}
+
+function join(fragments: Fragment[]): Fragment {
+  return { sql: fragments.map((f) => f.sql).join(', '), params: fragments.flatMap((f) => f.params) };
+}
+
+/** Whether the listing's buckets exist (the first one is always there once built). */
+export function* hasRanks(t: RankedTable): SqlSteps<boolean> {
+  const found = yield* rows(q`SELECT 1 AS one FROM ${raw(t.ranks)} WHERE list = ${t.list} AND lo_date = ${FIRST.date} AND lo_key = ${FIRST.key}`);
+  return found.length > 0;
+}
+
+/** What a ranked page covers: every row or the public ones, between two dates. */
+export interface RankedSlice {
+  public: boolean;
+  /** Inclusive lower bound of the date column (fromDate). */
+  from?: number;
+  /** Exclusive upper bound of the date column (toDate). */
+  to?: number;
+}
+
+function datesOf(query: { fromDate?: Date; toDate?: Date }): Pick<RankedSlice, 'from' | 'to'> {
+  return {
+    ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
+    ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
+  };
+}
+
+/**
+ * The slice of the objects listing `query` asks for, when the position index can answer it:
+ * no formatId, identifier or replicas=false filter, and readableBy absent (every object) or
+ * including `public` (the public slice, merged with what `others` may read). Undefined
+ * otherwise: the store walks an index instead.
+ */
+export function objectSlice(query: ObjectQuery): { slice: RankedSlice; others: string[] } | undefined {
+  if (query.formatId !== undefined || query.identifier !== undefined || query.replicas === false) return undefined;
+  const subjects = query.readableBy;
+  if (subjects !== undefined && !subjects.includes('public')) return undefined;
+  return { slice: { public: subjects !== undefined, ...datesOf(query) }, others: subjects?.filter((s) => s !== 'public') ?? [] };
+}
+
+/** The slice of the event log `query` asks for, when only dates filter it (else undefined). */
+export function eventSlice(query: EventQuery): RankedSlice | undefined {
+  if (query.readableBy !== undefined || query.events !== undefined || (query.idPrefix ?? '') !== '') return undefined;
+  return { public: false, ...datesOf(query) };
+}
+
+interface Bucket {
+  lo: RankKey;
+  n: number;
+  /** Rows of the slice's class before this bucket. */
+  before: number;
+}
+
+/** The buckets in order with the class's counts and running sums, or undefined when not built. */
+function* loadBuckets(t: RankedTable, pub: boolean): SqlSteps<Bucket[] | undefined> {
+  const found = yield* rows(q`SELECT lo_date AS d, lo_key AS k, ${raw(pub ? 'n_public' : 'n')} AS n FROM ${raw(t.ranks)}
+    WHERE list = ${t.list} ORDER BY lo_date, lo_key`);
+  if (found.length === 0 || asNumber(found[0]!.d) !== FIRST.date) return undefined;
+  let before = 0;
+  return found.map((row) => {
+    const bucket = { lo: rankKeyOf(row), n: asNumber(row.n), before };
+    before += bucket.n;
+    return bucket;
+  });
+}
+
+/**
+ * The table of a walk over the class. MariaDB answers `is_public = 1 AND date >= x` with a
+ * lookup on the flag alone (every public row from the first) unless told to range over the
+ * whole (flag, date, key) index.
+ */
+function classTable(flavor: SqlFlavor, t: RankedTable, pub: boolean): Fragment {
+  const hint = pub && flavor === 'mysql' && t.publicIndex !== undefined ? ` FORCE INDEX (${t.publicIndex})` : '';
+  return raw(`${t.table} o${hint}`);
+}
+
+function classCondition(t: RankedTable, pub: boolean): Fragment {
+  return raw(pub && t.publicCol !== undefined ? `o.${t.publicCol} = 1` : '1 = 1');
+}
+
+/** The last bucket whose running count `before` (or first key's date) is at most `value`. */
+function lastAtMost(buckets: Bucket[], value: number, of: (b: Bucket) => number, strict: boolean): Bucket {
+  let j = 0;
+  for (let lo = 0, hi = buckets.length - 1; lo <= hi; ) {
+    const mid = (lo + hi) >> 1;
+    const v = of(buckets[mid]!);
+    if (strict ? v < value : v <= value) (j = mid), (lo = mid + 1);
+    else hi = mid - 1;
+  }
+  return buckets[j]!;
+}
+
+/** Rows of the class dated before `date`: the buckets before it, plus one bucket's walk. */
+function* rankOfDate(flavor: SqlFlavor, t: RankedTable, buckets: Bucket[], pub: boolean, date: number): SqlSteps<number> {
+  const b = lastAtMost(buckets, date, (x) => x.lo.date, true);
+  const [row] = yield* rows(q`SELECT count(*) AS n FROM ${classTable(flavor, t, pub)}
+    WHERE ${classCondition(t, pub)} AND ${fromKey(t, b.lo)} AND o.${raw(t.dateCol)} < ${date}`);
+  return b.before + asNumber(row?.n ?? 0);
+}
+
+/**
+ * One page and the exact total of a slice, in the caller's read snapshot, from the position
+ * index: the bucket holding position `start` is found by its running sum, then at most one
+ * bucket of the (date, key) index is walked and only the page's rows are read (deferred join;
+ * `columns` name columns of the full row `r`). Undefined when the index was never built.
+ */
+export function* rankedPage<Row = Record<string, unknown>>(
+  flavor: SqlFlavor,
+  t: RankedTable,
+  slice: RankedSlice,
+  page: { start: number; count: number; columns: string; arrays?: boolean },
+): SqlSteps<{ total: number; rows: Row[] } | undefined> {
+  const buckets = yield* loadBuckets(t, slice.public);
+  if (buckets === undefined) return undefined;
+  const last = buckets[buckets.length - 1]!;
+  const low = slice.from === undefined ? 0 : yield* rankOfDate(flavor, t, buckets, slice.public, slice.from);
+  const high = slice.to === undefined ? last.before + last.n : yield* rankOfDate(flavor, t, buckets, slice.public, slice.to);
+  const total = Math.max(0, high - low);
+  if (page.count === 0 || page.start >= total) return { total, rows: [] };
+  const limit = Math.min(page.count, total - page.start);
+  const position = low + page.start;
+  const b = lastAtMost(buckets, position, (x) => x.before, false);
+  const [date, key] = [t.dateCol, t.keyCol];
+  const found = yield* rows({
+    ...q`SELECT ${raw(page.columns)} FROM (
+      SELECT o.${raw(date)}, o.${raw(key)} FROM ${classTable(flavor, t, slice.public)}
+      WHERE ${classCondition(t, slice.public)} AND ${fromKey(t, b.lo)}
+      ORDER BY o.${raw(date)}, o.${raw(key)} LIMIT ${limit} OFFSET ${position - b.before}
+    ) page JOIN ${raw(t.table)} r ON r.${raw(key)} = page.${raw(key)}
+    ORDER BY page.${raw(date)}, page.${raw(key)}`,
+    ...(page.arrays ? { arrays: true } : {}),
+  });
+  return { total, rows: found as Row[] };
+}
+
+/** Largest set of non-public objects a caller may read that `mergedPublicPage` holds in memory. */
+export const MERGE_LIMIT = 5000;
+
+/**
+ * A page of `public` ∪ R, where R is a small set of other rows (the non-public objects a
+ * caller may read): R is read whole (`own` returns its keys as `d`, `k` in listing order,
+ * at most MERGE_LIMIT + 1 of them, within the slice's dates), the public slice comes from the
+ * position index, and the two are merged. The number r of R's rows before position `start`
+ * is found by binary search (R[r−1] comes before the public row at start − r), so a deep page
+ * costs a few index probes, not a walk. `byKeys` reads R's full rows (each with its key as
+ * `k`). Undefined when R is too large or the index is missing (the caller walks instead).
+ */
+export function* mergedPublicPage<Row>(
+  flavor: SqlFlavor,
+  t: RankedTable,
+  slice: RankedSlice,
+  page: { start: number; count: number; columns: string },
+  own: SqlStep,
+  byKeys: (keys: string[]) => SqlStep,
+): SqlSteps<{ total: number; rows: Row[] } | undefined> {
+  const found = yield own;
+  if (found.length > MERGE_LIMIT) return undefined;
+  const mine = found.map((row) => keyOf(t, row));
+  const columns = `${page.columns}, r.${t.dateCol} AS mk_d, r.${t.keyCol} AS mk_k`;
+  const publicAt = (start: number, count: number) => rankedPage<Record<string, unknown>>(flavor, t, { ...slice, public: true }, { start, count, columns });
+  const head = yield* publicAt(0, 0);
+  if (head === undefined) return undefined;
+  const total = head.total + mine.length;
+  if (page.count === 0 || page.start >= total) return { total, rows: [] };
+  const at = (row: Record<string, unknown>): RankKey => ({ date: asNumber(row.mk_d), key: t.keyText(row.mk_k) });
+  let lo = Math.max(0, page.start - head.total);
+  let hi = Math.min(page.start, mine.length);
+  while (lo < hi) {
+    const r = (lo + hi + 1) >> 1;
+    const p = page.start - r < head.total ? (yield* publicAt(page.start - r, 1))!.rows[0] : undefined;
+    if (p === undefined || compareRankKeys(mine[r - 1]!, at(p)) < 0) lo = r;
+    else hi = r - 1;
+  }
+  const limit = Math.min(page.count, total - page.start);
+  const pub = (yield* publicAt(page.start - lo, limit))!.rows;
+  const ownKeys = mine.slice(lo, lo + limit);
+  const ownRows = ownKeys.length === 0 ? [] : yield byKeys(ownKeys.map((k) => k.key));
+  const byKey = new Map(ownRows.map((row) => [t.keyText(row.k), row]));
+  const rows: Row[] = [];
+  for (let i = 0, j = 0; rows.length < limit && (i < pub.length || j < ownKeys.length); ) {
+    if (j >= ownKeys.length || (i < pub.length && compareRankKeys(at(pub[i]!), ownKeys[j]!) < 0)) rows.push(pub[i++] as Row);
+    else rows.push(byKey.get(ownKeys[j++]!.key) as Row);
+  }
+  return { total, rows };
+}
+
+/** The listings of this package's schema in the position index. */
 export const OBJECT_RANKS = objectRanks({ objects: 'mk_objects', ranks: 'mk_ranks', publicIndex: 'mk_objects_public' });
 export const EVENT_RANKS = eventRanks({ events: 'mk_events', ranks: 'mk_ranks' });
 
@@ -24,4 +463,17 @@ export async function runSteps<T>(trx: Kysely<any>, d: DialectSql, steps: SqlSte
  */
 export function asStep(query: CompiledQuery): SqlStep {
   return { sql: query.sql.replace(/\$\d+/g, '?'), params: [...query.parameters] };
+}
+
+/**
+ * Recomputes, in the caller's write transaction, what the store keeps about its rows: the
+ * exact row counters (mk_counters) and the listings' position index.
+ */
+export async function recount(trx: Kysely<any>, d: DialectSql, bucketRows = RANK_BUCKET): Promise<void> {
+  for (const [name, t] of [['objects', OBJECT_RANKS], ['events', EVENT_RANKS]] as const) {
+    const { rows } = await trx.executeQuery<{ n: unknown }>(CompiledQuery.raw(`SELECT count(*) AS n FROM ${t.table}`, []));
+    const n = rows[0]?.n ?? 0;
+    await trx.executeQuery(CompiledQuery.raw(`UPDATE mk_counters SET n = CASE WHEN slot = 0 THEN ${d.name === 'postgres' ? '$1' : '?'} ELSE 0 END WHERE name = ${d.name === 'postgres' ? '$2' : '?'}`, [typeof n === 'number' ? n : Number(n), name]));
+    await runSteps(trx, d, rebuildRanks(t, bucketRows));
+  }
 }

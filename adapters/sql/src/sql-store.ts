@@ -4,8 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import { beginImmediate, num, openKysely, type DialectSql, type SqlConnectionOptions, type SqlHandle } from './dialect.js';
 import { isRetryable, toAdapterError } from './errors.js';
 import { COUNTER_SLOTS, migrate } from './migrations.js';
-import { RANK_BUCKET, rebuildRanks } from '@memberkit/types';
-import { EVENT_RANKS, OBJECT_RANKS, runSteps } from './rank-index.js';
+import { importLegacyTables } from './legacy-import.js';
+import { RANK_BUCKET, recount } from './rank-index.js';
 
 /** Options of every store of this package. */
 export interface SqlStoreOptions extends SqlConnectionOptions {
@@ -59,8 +59,11 @@ export class SqlStore {
     this.#opening = (async () => {
       const handle = openKysely(this.options);
       try {
-        if (this.options.migrate !== false) await migrate(handle.db, handle.dialect, this.#busyTimeoutMs());
-        else await sql`SELECT 1`.execute(handle.db);
+        if (this.options.migrate !== false) {
+          await migrate(handle.db, handle.dialect, this.#busyTimeoutMs());
+          // A data folder of the embedded store before this one: its tables move in once.
+          await importLegacyTables(handle.db, handle.dialect, { busyTimeoutMs: this.#busyTimeoutMs(), bucketRows: this.rankBucketRows });
+        } else await sql`SELECT 1`.execute(handle.db);
       } catch (e) {
         this.#opened = 0;
         await handle.destroy().catch(() => undefined);
@@ -160,13 +163,7 @@ export class SqlStore {
    * deleting rows with SQL behind its back.
    */
   async reindex(): Promise<void> {
-    await this.write('reindex', async (trx) => {
-      for (const [name, t] of [['objects', OBJECT_RANKS], ['events', EVENT_RANKS]] as const) {
-        const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${sql.table(t.table)}`.execute(trx);
-        await sql`UPDATE mk_counters SET n = CASE WHEN slot = 0 THEN ${num(rows[0]?.n ?? 0)} ELSE 0 END WHERE name = ${name}`.execute(trx);
-        await runSteps(trx, this.dialect, rebuildRanks(t, this.rankBucketRows));
-      }
-    });
+    await this.write('reindex', (trx) => recount(trx, this.dialect, this.rankBucketRows));
     const analyze = this.dialect.name === 'mysql' ? 'ANALYZE TABLE' : 'ANALYZE';
     await this.#transaction('write', async (db) => {
       for (const table of ['mk_objects', 'mk_events', 'mk_access']) await sql.raw(`${analyze} ${table}`).execute(db);

@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
+import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createMemberNode, DEFAULT_SCHEDULE, serveNode, silentLogger, type RunningServer } from '@memberkit/core';
 import { DataONEException } from '@memberkit/types';
 import { MemberNodeClient } from '../src/index.js';
@@ -28,7 +29,7 @@ describe('MemberNodeClient with a TLS client certificate', () => {
     serverCa = await createCa(dn(['CN', 'Server CA']));
     const server = await issue(serverCa, dn(['CN', 'localhost']), { serverIps: ['127.0.0.1'] });
     owner = await issue(clientCa, dn(['CN', 'Client Cert Owner'], ['O', 'Memberkit Test'], ['C', 'US'], ['DC', 'cilogon'], ['DC', 'org']));
-    const store = openSqliteStore({ file: join(work, 'catalogue.sqlite') });
+    const store = createSqlCatalogue({ dialect: 'sqlite', connection: join(work, 'catalogue.sqlite') });
     const node = await createMemberNode(
       {
         node: { identifier: 'urn:node:TLS', name: 'tls', description: 'tls', baseURL: 'https://127.0.0.1/mn', subject: 'CN=urn:node:TLS', contactSubject: [OWNER], replicate: false, synchronize: true, schedule: DEFAULT_SCHEDULE },

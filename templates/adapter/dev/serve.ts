@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createLogger, createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, publicKeyOf, serveNode, type CoreConfig } from '@memberkit/core';
-import { openSqliteStore } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createTemplateCatalogue, createTemplateStorage } from '../src/index.js';
 
 const port = Number(process.env.PORT ?? 8080);
@@ -24,7 +24,7 @@ const keyFile = join(dataDir, 'dev-jwt-key.pem');
 if (!existsSync(keyFile)) writeFileSync(keyFile, generateTokenKeyPair().privateKeyPem, { mode: 0o600 });
 const privateKey = readFileSync(keyFile, 'utf8');
 const token = await mintToken(privateKey, { subject: developer, ttlSeconds: 24 * 3600 });
-const events = openSqliteStore({ file: join(dataDir, 'events.db') });
+const events = createSqlCatalogue({ dialect: 'sqlite', connection: join(dataDir, 'events.db') });
 const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info' });
 
 const config: CoreConfig = {

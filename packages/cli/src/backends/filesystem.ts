@@ -33,5 +33,3 @@ export const treeStorage: StorageBackend<{ root: string; includeHidden: boolean 
   },
   wrappable: true,
 };
-  },
-};

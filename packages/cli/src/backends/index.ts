@@ -1,6 +1,6 @@
-import { filesystemStorage, sqliteCatalogue, treeStorage } from './filesystem.js';
+import { filesystemStorage, treeStorage } from './filesystem.js';
 import { S3_STORAGE_BACKENDS } from './s3.js';
-import { sqlCatalogue } from './sql.js';
+import { sqlCatalogue, sqliteCatalogue } from './sql.js';
 import type { CatalogueBackend, StorageBackend } from './types.js';
 
 export type * from './types.js';

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyv } from 'keyv';
-import { createFilesystemStorage, openSqliteStore } from '@memberkit/adapter-filesystem';
+import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, JwtError, JwtVerifier, mintToken, silentLogger, SubjectInfoLookup, type CoreConfig, type MemberNode } from '@memberkit/core';
 import { SubjectInfoCodec, SystemMetadataCodec } from '@memberkit/types';
 
@@ -45,7 +46,7 @@ afterAll(async () => {
 });
 
 async function nodeWith(createPolicy: CoreConfig['access']['createPolicy'], name: string): Promise<MemberNode> {
-  const store = openSqliteStore({ file: join(work, `${name}.sqlite`) });
+  const store = createSqlCatalogue({ dialect: 'sqlite', connection: join(work, `${name}.sqlite`) });
   const config: CoreConfig = {
     node: { identifier: 'urn:node:P', name: 'p', description: 'p', baseURL: 'http://127.0.0.1/mn', subject: 'CN=urn:node:P,DC=dataone,DC=org', contactSubject: ['CN=admin'], replicate: false, synchronize: true, schedule: DEFAULT_SCHEDULE },
     access: { administrators: ['CN=admin'], cnSubjects: [], createPolicy },

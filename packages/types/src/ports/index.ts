@@ -4,5 +4,4 @@ export * from './metadata-adapter.js';
 export * from './event-log.js';
 export * from './job-store.js';
 export * from './catalogue-support.js';
-export * from './rank-index.js';
 export * from './scan-state.js';

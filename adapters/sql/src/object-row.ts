@@ -1,0 +1,67 @@
+import { epochMs, type ObjectSummary, type StoredSystemMetadata } from '@memberkit/types';
+
+/**
+ * How an object is kept in a row of the store's tables: its system metadata as JSON, the
+ * subjects of its access rows, and the summary columns listings read without decoding JSON.
+ */
+
+/**
+ * Stored system metadata as JSON: Dates as ISO strings; properties that are `undefined` are
+ * left out, so they read back absent. 'invalid' when a date the catalogue relies on is bad.
+ */
+export function serializeSysmeta(sysmeta: StoredSystemMetadata): string {
+  epochMs(sysmeta.dateUploaded, 'dateUploaded');
+  epochMs(sysmeta.dateSysMetadataModified, 'dateSysMetadataModified');
+  for (const replica of sysmeta.replica ?? []) epochMs(replica.replicaVerified, 'replicaVerified');
+  return JSON.stringify(sysmeta);
+}
+
+/**
+ * Reads back what serializeSysmeta wrote. Only the known Date fields are revived (a generic
+ * reviver would turn a fileName that looks like a date into a Date).
+ */
+export function reviveSysmeta(json: string): StoredSystemMetadata {
+  const raw = JSON.parse(json) as Record<string, unknown> & { replica?: Array<Record<string, unknown>> };
+  for (const field of ['dateUploaded', 'dateSysMetadataModified'] as const) {
+    if (typeof raw[field] === 'string') raw[field] = new Date(raw[field]);
+  }
+  for (const replica of raw.replica ?? []) {
+    if (typeof replica.replicaVerified === 'string') replica.replicaVerified = new Date(replica.replicaVerified);
+  }
+  return raw as unknown as StoredSystemMetadata;
+}
+
+/**
+ * The subjects ObjectQuery.readableBy matches an object for (its access rows): the
+ * rightsHolder and every subject an access rule grants any permission (compared literally).
+ */
+export function readers(sysmeta: Pick<StoredSystemMetadata, 'rightsHolder' | 'accessPolicy'>): Set<string> {
+  const subjects = new Set<string>();
+  if (typeof sysmeta.rightsHolder === 'string') subjects.add(sysmeta.rightsHolder);
+  for (const rule of sysmeta.accessPolicy?.allow ?? []) {
+    if ((rule.permission?.length ?? 0) === 0) continue;
+    for (const subject of rule.subject ?? []) subjects.add(subject);
+  }
+  return subjects;
+}
+
+/** The columns of a listing summary (row alias `r`), in the order `summaryOf` reads values. */
+export const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
+
+/**
+ * An ObjectSummary from a row of SUMMARY_COLUMNS, given as an object or as values in order,
+ * from any driver (MySQL VARBINARY arrives as Buffers, PostgreSQL BIGINT as strings).
+ */
+export function summaryOf(row: Record<string, unknown> | unknown[]): ObjectSummary {
+  const [pid, formatId, size, algorithm, value, modified] = Array.isArray(row)
+    ? row
+    : [row.pid, row.format_id, row.size, row.checksum_algorithm, row.checksum_value, row.date_modified];
+  const str = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v));
+  return {
+    identifier: str(pid),
+    formatId: str(formatId),
+    size: Number(size),
+    checksum: { algorithm: str(algorithm), value: str(value) },
+    dateSysMetadataModified: new Date(Number(modified)),
+  };
+}
