@@ -12,6 +12,7 @@ import type { ChangeNotifier, NodeExtension } from './extension.js';
 import type { AccessControl } from './services/access-control.js';
 import type { ObjectService } from './services/object-service.js';
 import type { EventService } from './services/event-service.js';
+import { StrandedBytesSweep, type SweepOptions } from './services/sweep.js';
 import type { CatalogueWriter } from './services/catalogue-writer.js';
 
 export interface MemberNode {
@@ -30,7 +31,11 @@ export interface MemberNode {
 export interface MemberNodeOptions extends ContainerOptions {
   /** Optional APIs (MNView, MNPackage, MNQuery...) to plug in. */
   extensions?: readonly NodeExtension[];
+  /** The sweep of stranded bytes (sweep.ts), at start and periodically; false turns it off. */
+  sweep?: SweepOptions | false;
 }
+
+export { StrandedBytesSweep, type SweepOptions } from './services/sweep.js';
 
 export async function createMemberNode(config: CoreConfig, adapters: NodeAdapters, options: MemberNodeOptions = {}): Promise<MemberNode> {
   const opened: Array<{ close?(): Promise<void> }> = [];
@@ -70,6 +75,13 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     federationHandle.current = federation;
     federation.start();
     opened.push({ close: () => federation.stop() });
+  }
+  if (options.sweep !== false) {
+    const sweep = new StrandedBytesSweep({ metadata: adapters.metadata, storage: adapters.storage, logger: kit.logger }, options.sweep ?? {});
+    if (sweep.applicable) {
+      sweep.start();
+      opened.push({ close: () => sweep.stop() });
+    }
   }
   for (const ext of extensions) {
     await ext.open?.({ ...kit, wrap: () => () => Promise.reject(new Error('wrap is available in routes() only')) });

@@ -43,7 +43,19 @@ export class EventService {
 
   /** `record` for a change with no request behind it (a wrap scan, a refresh): the actor is named. */
   recordAs(actor: { subject: string; ipAddress: string; userAgent: string }, event: string, pid: string): Promise<void> {
-    const entry: EventRecord = {
+    const entry = this.entry(actor, event, pid);
+    return new Promise<void>((done) => {
+      this.pending.push({ entry, done });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  /**
+   * The log entry of `event` on `pid` by `actor`, now. Writes use it to log their events in
+   * the change's own transaction (CatalogueWriter); reads go through the group commit above.
+   */
+  entry(actor: { subject: string; ipAddress: string; userAgent: string }, event: string, pid: string): EventRecord {
+    return {
       identifier: pid,
       event,
       subject: actor.subject,
@@ -52,10 +64,6 @@ export class EventService {
       dateLogged: new Date(),
       nodeIdentifier: this.config.node.identifier,
     };
-    return new Promise<void>((done) => {
-      this.pending.push({ entry, done });
-      if (!this.flushing) void this.flush();
-    });
   }
 
   private async flush(): Promise<void> {

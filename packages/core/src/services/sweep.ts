@@ -1,0 +1,82 @@
+import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { Logger } from '../logger.js';
+
+export interface SweepOptions {
+  /** An intent younger than this may belong to a write still in progress (default 10 min). */
+  graceMs?: number;
+  /** How often the sweep runs after the first pass at start (default 10 min; 0: at start only). */
+  intervalMs?: number;
+  /** Bytes committed within this much of an intent's creation are its write's candidates (default 60 s). */
+  slackMs?: number;
+}
+
+/**
+ * Removes stranded bytes: bytes committed to managed storage whose catalogue commit never
+ * happened (the process was killed between the two, or the change was refused and the undo
+ * failed). Every write records an intent in the catalogue before committing its bytes, and the
+ * catalogue change that references the bytes settles it in its own transaction
+ * (CatalogueWriter). An intent older than the grace period was never settled: the bytes its
+ * write committed (keys whose modification time is within `slackMs` of the intent) that no
+ * catalogue row references are removed, then the intent is dropped. Runs only on storage that
+ * the node writes (write, delete and list), never on a wrapped archive.
+ */
+export class StrandedBytesSweep {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly deps: { metadata: MetadataAdapter; storage: StorageAdapter; logger: Logger },
+    private readonly options: SweepOptions = {},
+  ) {}
+
+  /** True when both sides support it: catalogue intents and a listable, deletable managed store. */
+  get applicable(): boolean {
+    const { metadata: m, storage: s } = this.deps;
+    return !!(m.staleIntents && m.dropIntents && m.referencesKey && s.capabilities.write && s.capabilities.delete && s.capabilities.list && s.list && s.delete);
+  }
+
+  /** One pass; the number of keys removed. Concurrent calls share the pass. */
+  sweep(now = Date.now()): Promise<number> {
+    this.running ??= this.pass(now).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async pass(now: number): Promise<number> {
+    if (!this.applicable) return 0;
+    const { metadata, storage, logger } = this.deps;
+    const grace = this.options.graceMs ?? 600_000;
+    const slack = this.options.slackMs ?? 60_000;
+    let removed = 0;
+    for (;;) {
+      const stale = await metadata.staleIntents!(new Date(now - grace), 1000);
+      if (stale.length === 0) return removed;
+      const windows = stale.map((i) => [i.created.getTime() - slack, i.created.getTime() + slack] as const);
+      for await (const entry of storage.list!()) {
+        const t = entry.modified.getTime();
+        if (t >= now - grace || !windows.some(([from, to]) => t >= from && t <= to)) continue;
+        if (await metadata.referencesKey!(entry.key)) continue;
+        await storage.delete!(entry.key);
+        removed++;
+        logger.warn({ key: entry.key, modified: entry.modified }, 'sweep: removed bytes whose catalogue commit never happened');
+      }
+      await metadata.dropIntents!(stale.map((i) => i.id));
+      if (stale.length < 1000) return removed;
+    }
+  }
+
+  /** Sweep now and then every intervalMs; failures are logged. */
+  start(): void {
+    const guard = () => void this.sweep().catch((err: unknown) => this.deps.logger.error({ err }, 'sweep of stranded bytes failed'));
+    guard();
+    const every = this.options.intervalMs ?? 600_000;
+    if (every > 0) this.timer = setInterval(guard, every).unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+}
