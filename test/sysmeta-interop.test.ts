@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
 import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { validateXml } from '@memberkit/testkit';
+import { receiveUpload } from '@memberkit/core';
 import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 import { clientSysmeta } from './support/sysmeta.js';
 
@@ -73,7 +74,7 @@ describe('system metadata in, headers out', () => {
     await storage.open();
     const store = createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'memberkit.db') });
     await store.open();
-    const pending = await storage.write((async function* () { yield BYTES; })());
+    const pending = await receiveUpload(storage, (async function* () { yield BYTES; })());
     const key = await pending.commit('legacy-bad');
     const now = new Date();
     await store.catalogue.apply!({

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { EventRecord, ObjectRecord, StorageAdapter, StoredSystemMetadata } from '@memberkit/types';
+import { receiveUpload } from '@memberkit/core';
 import { currentBackend } from './backend.js';
 
 export const NODE_ID = 'urn:node:TEST';
@@ -32,7 +33,7 @@ function sysmeta(pid: string, size: number, sha1: string, at: Date): StoredSyste
 
 /** Writes `source` through the backend's storage; returns the committed key, size and SHA-1. */
 async function store(storage: StorageAdapter, pid: string, source: AsyncIterable<Uint8Array>): Promise<{ key: string; size: number; sha1: string }> {
-  const pending = await storage.write!(source);
+  const pending = await receiveUpload(storage, source);
   const key = await pending.commit(pid);
   return { key, size: pending.size, sha1: pending.checksums['SHA-1'] };
 }

@@ -5,21 +5,17 @@ import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { addAbortSignal, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
   AdapterError,
-  CHECKSUM_ALGORITHMS,
-  createChecksumHash,
   type ByteRange,
-  type ChecksumAlgorithmName,
-  type PendingWrite,
+  type OpenTempOptions,
   type StorageAdapter,
   type StorageCapabilities,
   type StorageEntry,
   type StorageKey,
   type StorageReadResult,
   type StorageStat,
-  type WriteOptions,
+  type TempWrite,
 } from '@memberkit/types';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
 
@@ -48,13 +44,13 @@ const WRITE_BUFFER = 256 * 1024;
 /**
  * Managed (writable) storage in a local directory.
  *
- * Layout: `objects/abc/<sha256(name)>-<16 random hex>`: the PID is hashed, never used as a
- * path, and every commit gets a key of its own, so undoing one write can never remove the
- * bytes of another. 4,096 shard directories: a million objects is ~250 per directory, and a
- * new directory (two more fsyncs) is rare after the first few thousand writes (keys of the
- * older `objects/ab/cd/…` layout stay readable). Writes spool to `tmp/` while MD5, SHA-1 and
- * SHA-256 are computed and are fsynced through the same handle when the upload ends; a commit
- * renames the file into place and fsyncs the directory.
+ * Layout: `objects/abc/<sha256(name)>-<write id>`: the PID is hashed, never used as a path,
+ * and every commit gets the key of its write (the core's id), so undoing one write can never
+ * remove the bytes of another. 4,096 shard directories: a million objects is ~250 per
+ * directory, and a new directory (two more fsyncs) is rare after the first few thousand
+ * writes (keys of older layouts stay readable). The core's bytes spool to a file in `tmp/`,
+ * fsynced through the same handle when the upload ends; a commit renames the file into place
+ * and fsyncs the directory.
  *
  * Keys MUST be relative POSIX paths under `objects/`; anything else (`..`, absolute paths,
  * backslashes, NUL, symlinks resolving outside the root) is refused with kind 'invalid'.
@@ -204,29 +200,25 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     }
   }
 
-  async write(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite> {
-    throwIfAborted(options?.signal);
-    const tmpPath = join(this.tempDir ?? join(this.root, TMP), randomBytes(16).toString('hex') + TEMP_SUFFIX);
-    let sink: HashingFileWriter | undefined;
+  async openTemp(options: OpenTempOptions): Promise<TempWrite> {
+    throwIfAborted(options.signal);
+    const tmpPath = join(this.tempDir ?? join(this.root, TMP), options.id + TEMP_SUFFIX);
     this.activeTemps.add(tmpPath);
     try {
-      sink = new HashingFileWriter(await this.openTemp(tmpPath), options?.maxBytes, this.fsync);
-      const max = options?.maxBytes;
-      const checked = max === undefined ? source : limitBytes(source, max);
-      await pipeline(checked, sink, options?.signal ? { signal: options.signal } : {});
+      const sink = new TempFileWriter(await this.openTemp_(tmpPath), this.fsync);
+      return {
+        sink,
+        commit: (name, o) => this.commitTemp(tmpPath, name, options.id, o?.signal),
+        abort: () => this.discardTemp(tmpPath, sink),
+      };
     } catch (e) {
       this.activeTemps.delete(tmpPath);
-      await rm(tmpPath, { force: true }).catch(() => undefined);
-      if (AdapterError.is(e) || options?.signal?.aborted) throw e;
-      const code = (e as NodeJS.ErrnoException | undefined)?.code;
-      // A source's own error is rethrown as is; local disk trouble becomes an AdapterError.
-      throw code && ['ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE', 'EIO', 'EACCES', 'EROFS'].includes(code) ? fsError(e, 'write') : e;
+      throw fsError(e, 'write');
     }
-    return new FilesystemPendingWrite(this, tmpPath, sink.size, sink.digests());
   }
 
   /** A new temp file; the own temp folder is recreated if something removed it. */
-  private async openTemp(tmpPath: string): Promise<FileHandle> {
+  private async openTemp_(tmpPath: string): Promise<FileHandle> {
     try {
       return await open(tmpPath, 'wx', 0o644);
     } catch (e) {
@@ -294,20 +286,20 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     }
   }
 
-  /** @internal Renames a finished temp file into the object tree; called by PendingWrite.commit. */
-  async commitTemp(tmpPath: string, name: string, signal: AbortSignal | undefined): Promise<StorageKey> {
+  /** Renames a finished temp file into the object tree. */
+  private async commitTemp(tmpPath: string, name: string, id: string, signal: AbortSignal | undefined): Promise<StorageKey> {
     throwIfAborted(signal);
     const hash = createHash('sha256').update(name, 'utf8').digest('hex');
     const shard = [OBJECTS, hash.slice(0, 3)];
-    const key = `${shard.join('/')}/${hash}-${randomBytes(8).toString('hex')}`;
+    const key = `${shard.join('/')}/${hash}-${id}`;
     const dirPath = join(this.root, ...shard);
     const target = join(this.root, ...key.split('/'));
     try {
       const created = await mkdir(dirPath, { recursive: true });
-      // 'wx'-like guarantee for the final name: the random suffix makes a clash practically
-      // impossible; check anyway so an existing object is never overwritten.
+      // Never overwrite: the write id makes a clash impossible unless a write is committed twice.
       if (await lstat(target).then(() => true, () => false)) throw new AdapterError('already-exists', 'storage key collision');
       await rename(tmpPath, target);
+      this.activeTemps.delete(tmpPath);
       if (this.fsync) {
         await syncDirectory(dirPath);
         if (created !== undefined) {
@@ -321,15 +313,11 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     }
   }
 
-  /** @internal */
-  async discardTemp(tmpPath: string): Promise<void> {
+  private async discardTemp(tmpPath: string, sink: TempFileWriter): Promise<void> {
+    sink.destroy();
+    await sink.closeFile();
     this.activeTemps.delete(tmpPath);
     await rm(tmpPath, { force: true });
-  }
-
-  /** @internal */
-  releaseTemp(tmpPath: string): void {
-    this.activeTemps.delete(tmpPath);
   }
 
   /** Absolute path of a key, after the syntactic checks ('invalid' when refused). */
@@ -359,60 +347,16 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   }
 }
 
-class FilesystemPendingWrite implements PendingWrite {
-  private state: 'pending' | 'committed' | 'aborted' = 'pending';
-  private committing: Promise<StorageKey> | undefined;
-
-  constructor(
-    private readonly store: FilesystemStorageAdapter,
-    private readonly tmpPath: string,
-    readonly size: number,
-    readonly checksums: Readonly<Record<ChecksumAlgorithmName, string>>,
-  ) {}
-
-  commit(name: string, options?: { signal?: AbortSignal }): Promise<StorageKey> {
-    if (this.committing) return this.committing;
-    if (this.state === 'aborted') return Promise.reject(new AdapterError('invalid', 'this write was aborted'));
-    this.committing = this.store.commitTemp(this.tmpPath, name, options?.signal).then(
-      (key) => {
-        this.state = 'committed';
-        this.store.releaseTemp(this.tmpPath);
-        return key;
-      },
-      (e: unknown) => {
-        this.committing = undefined;
-        throw e;
-      },
-    );
-    return this.committing;
-  }
-
-  async abort(): Promise<void> {
-    if (this.state !== 'pending') return;
-    if (this.committing) {
-      // Aborting while a commit runs: the commit wins; its caller owns the key.
-      await this.committing.catch(() => undefined);
-      if ((this.state as string) === 'committed') return;
-    }
-    this.state = 'aborted';
-    await this.store.discardTemp(this.tmpPath).catch(() => undefined);
-  }
-}
-
 /**
- * Writes bytes to an open file while counting them and feeding MD5, SHA-1 and SHA-256, in one
- * stage: each batch of chunks is handed to the file (thread pool) and hashed on this thread
- * meanwhile, so disk and hashing overlap. Buffered chunks are written together (writev).
+ * Writes the core's bytes to an open temp file. Buffered chunks are written together
+ * (writev) while the core hashes the next ones; the file is fsynced through the same handle
+ * when the upload ends (the commit's durability, without reopening the file).
  */
-class HashingFileWriter extends Writable {
-  size = 0;
-  private readonly hashes = CHECKSUM_ALGORITHMS.map((a) => [a, createChecksumHash(a)] as const);
+class TempFileWriter extends Writable {
   private closing: Promise<void> | undefined;
 
   constructor(
     private readonly handle: FileHandle,
-    private readonly maxBytes: number | undefined,
-    /** fsync before closing (the commit's durability of the bytes, without reopening the file). */
     private readonly sync: boolean,
   ) {
     super({ highWaterMark: WRITE_BUFFER });
@@ -429,47 +373,24 @@ class HashingFileWriter extends Writable {
   private writeBatch(buffers: Buffer[], callback: (error?: Error | null) => void): void {
     let bytes = 0;
     for (const b of buffers) bytes += b.byteLength;
-    if (this.maxBytes !== undefined && this.size + bytes > this.maxBytes) {
-      // Chunks before the one that crosses the limit count, as a chunk-by-chunk check would.
-      callback(new AdapterError('invalid', `the object is larger than the limit of ${this.maxBytes} bytes`));
-      return;
-    }
-    this.size += bytes;
-    const written = writeFully(this.handle, buffers, bytes);
-    for (const b of buffers) for (const [, h] of this.hashes) h.update(b);
-    written.then(() => callback(), callback);
+    writeFully(this.handle, buffers, bytes).then(() => callback(), (e: unknown) => callback(fsError(e, 'write')));
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    (this.sync ? this.handle.sync() : Promise.resolve()).then(() => this.close()).then(() => callback(), callback);
+    (this.sync ? this.handle.sync() : Promise.resolve()).then(() => this.closeFile()).then(() => callback(), (e: unknown) => callback(fsError(e, 'write')));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.close().then(
+    this.closeFile().then(
       () => callback(error),
       () => callback(error),
     );
   }
 
-  private close(): Promise<void> {
+  /** Closes the file handle (once). */
+  closeFile(): Promise<void> {
     this.closing ??= this.handle.close();
     return this.closing;
-  }
-
-  digests(): Record<ChecksumAlgorithmName, string> {
-    const out = {} as Record<ChecksumAlgorithmName, string>;
-    for (const [a, h] of this.hashes) out[a] = h.digest('hex');
-    return out;
-  }
-}
-
-/** `source`, failing with 'invalid' as soon as more than `maxBytes` have arrived. */
-async function* limitBytes(source: AsyncIterable<Uint8Array>, maxBytes: number): AsyncIterable<Uint8Array> {
-  let size = 0;
-  for await (const chunk of source) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw new AdapterError('invalid', `the object is larger than the limit of ${maxBytes} bytes`);
-    yield chunk;
   }
 }
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -8,14 +9,11 @@ import {
 } from '@aws-sdk/client-s3';
 import {
   AdapterError,
-  CHECKSUM_ALGORITHMS,
-  createChecksumHash,
-  type ChecksumAlgorithmName,
-  type PendingWrite,
+  type OpenTempOptions,
   type StorageAdapter,
   type StorageCapabilities,
   type StorageKey,
-  type WriteOptions,
+  type TempWrite,
 } from '@memberkit/types';
 import { S3StoreBase, sendOptions, type S3Entry, type S3ListOptions, type S3ObjectInfo, type S3StoreOptions } from './s3-base.js';
 import { isAbortError, isNotFound, s3Error, statusOf } from './s3-common.js';
@@ -57,19 +55,19 @@ export interface S3StorageOptions extends S3StoreOptions {
 /**
  * Managed (writable) storage in an S3 bucket: new content and replicas.
  *
- * Layout: `<prefix>objects/<r[0:2]>/<r>` with `r` 32 random hex digits, one key per write.
+ * Layout: `<prefix>objects/<r[0:2]>/<r>` with `r` the write's id (32 random hex digits drawn
+ * by the core), one key per write.
  * Keys returned and accepted are relative to the prefix (`objects/ab/ab12…`), so a store can
  * move to another bucket or prefix without touching the catalogue.
  *
- * Visibility (the contract: nothing is visible until `commit`): `write` starts a multipart
- * upload on the final key and streams the source into its parts (bounded buffers: at most
- * `queueSize` parts in flight plus the one filling), computing MD5, SHA-1 and SHA-256 as the
- * bytes flow. An S3 multipart upload is invisible to GET, HEAD and LIST until it is completed,
+ * Visibility (the contract: nothing is visible until `commit`): `openTemp` starts a multipart
+ * upload on the final key and its sink uploads the core's bytes as parts (bounded buffers: at
+ * most `queueSize` parts in flight plus the one filling). An S3 multipart upload is invisible to GET, HEAD and LIST until it is completed,
  * so an uncommitted write is never listed nor readable. `commit` completes the upload (one
  * request, no copy, whatever the size) and checks the stored size; the key becomes
- * reachable from DataONE only when the core's catalogue records it. `abort` (and any failure
- * during `write`) aborts the upload. Because the key is fixed when the upload starts, it is
- * random rather than derived from the committed name: the name (PID) never appears in a key
+ * reachable from DataONE only when the core's catalogue records it. `abort` aborts the
+ * upload. Because the key is fixed when the upload starts, it is the write's id rather than
+ * derived from the committed name: the name (PID) never appears in a key
  * and every write gets a key of its own, so undoing one write never removes another's bytes.
  *
  * Integrity: every part is sent with Content-MD5, so S3 rejects a part damaged in transit;
@@ -165,11 +163,11 @@ export class S3StorageAdapter extends S3StoreBase implements StorageAdapter {
     return k;
   }
 
-  async write(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite> {
-    const signal = options?.signal;
+  async openTemp(options: OpenTempOptions): Promise<TempWrite> {
+    const signal = options.signal;
     signal?.throwIfAborted();
-    const id = randomBytes(16).toString('hex');
-    const key = `${OBJECTS}${id.slice(0, 2)}/${id}`;
+    if (!/^[0-9a-f]{32}$/.test(options.id)) throw new AdapterError('invalid', 'a write id is 32 lower-case hex digits');
+    const key = `${OBJECTS}${options.id.slice(0, 2)}/${options.id}`;
     const s3Key = this.prefix + key;
     let uploadId: string;
     try {
@@ -180,88 +178,25 @@ export class S3StorageAdapter extends S3StoreBase implements StorageAdapter {
       if (isAbortError(e, signal)) throw signal?.reason ?? e;
       throw s3Error(e, 'write', this.bucket);
     }
-    try {
-      const result = await this.uploadParts(source, s3Key, uploadId, options);
-      return new S3PendingWrite(this, key, uploadId, result.parts, result.size, result.checksums);
-    } catch (e) {
-      await this.abortUpload(s3Key, uploadId);
-      // The source's own error and the signal's reason are rethrown as they are.
-      throw e;
-    }
-  }
-
-  /** Reads the source into parts of `partSize` and uploads up to `queueSize` of them at once. */
-  private async uploadParts(source: AsyncIterable<Uint8Array>, s3Key: string, uploadId: string, options: WriteOptions | undefined) {
-    const signal = options?.signal;
-    const maxBytes = options?.maxBytes;
-    const hashes = CHECKSUM_ALGORITHMS.map((a) => [a, createChecksumHash(a)] as const);
-    const parts: Array<{ PartNumber: number; ETag: string }> = [];
-    const inflight = new Set<Promise<void>>();
-    const cancel = new AbortController();
-    const partSignal = signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal;
-    let failure: { error: unknown } | undefined;
-    let partNumber = 0;
-    let size = 0;
-
-    const sizeOf = (n: number): number => Math.min(MAX_PART, this.partSize * 2 ** Math.floor((n - 1) / 1000));
-    let buffer = Buffer.allocUnsafe(sizeOf(1));
-    let filled = 0;
-
-    const startPart = async (body: Buffer): Promise<void> => {
-      while (inflight.size >= this.queueSize) await Promise.race(inflight);
-      if (failure) throw failure.error;
-      const n = ++partNumber;
-      if (n > MAX_PARTS) throw new AdapterError('invalid', 'the object is larger than S3 allows in one upload');
-      const job: Promise<void> = this.uploadPart(s3Key, uploadId, n, body, partSignal).then(
-        (etag) => {
-          parts.push({ PartNumber: n, ETag: etag });
-        },
-        (e: unknown) => {
-          failure ??= { error: signal?.aborted ? signal.reason : e };
-          cancel.abort();
-        },
-      ).finally(() => inflight.delete(job));
-      inflight.add(job);
+    const sink = new PartUploader(this, s3Key, uploadId, signal);
+    return {
+      sink,
+      commit: (_name, o) => this.completeUpload(key, uploadId, sink.parts(), sink.size, o?.signal),
+      abort: async () => {
+        sink.destroy();
+        await sink.settled();
+        await this.abortUpload(s3Key, uploadId);
+      },
     };
-
-    try {
-      for await (const chunk of source) {
-        signal?.throwIfAborted();
-        if (failure) throw failure.error;
-        size += chunk.byteLength;
-        if (maxBytes !== undefined && size > maxBytes) throw new AdapterError('invalid', `the object is larger than the limit of ${maxBytes} bytes`);
-        for (const [, h] of hashes) h.update(chunk);
-        // Copy into the part buffer: a source may reuse its chunks' memory once we return.
-        let offset = 0;
-        while (offset < chunk.byteLength) {
-          const n = Math.min(buffer.length - filled, chunk.byteLength - offset);
-          buffer.set(chunk.subarray(offset, offset + n), filled);
-          filled += n;
-          offset += n;
-          if (filled === buffer.length) {
-            await startPart(buffer);
-            buffer = Buffer.allocUnsafe(sizeOf(partNumber + 1));
-            filled = 0;
-          }
-        }
-      }
-      signal?.throwIfAborted();
-      // The last part may be short; an empty object is one empty part.
-      if (filled > 0 || partNumber === 0) await startPart(buffer.subarray(0, filled));
-      await Promise.all(inflight);
-      if (failure) throw failure.error;
-    } catch (e) {
-      cancel.abort();
-      await Promise.allSettled(inflight);
-      throw e;
-    }
-    parts.sort((a, b) => a.PartNumber - b.PartNumber);
-    const checksums = {} as Record<ChecksumAlgorithmName, string>;
-    for (const [a, h] of hashes) checksums[a] = h.digest('hex');
-    return { parts, size, checksums };
   }
 
-  private async uploadPart(s3Key: string, uploadId: string, partNumber: number, body: Buffer, signal: AbortSignal): Promise<string> {
+  /** Bytes per part for part number `n`: doubles every 1,000 parts, up to S3's largest part. */
+  partSizeOf(n: number): number {
+    return Math.min(MAX_PART, this.partSize * 2 ** Math.floor((n - 1) / 1000));
+  }
+
+  /** @internal Uploads one part (with Content-MD5); returns its ETag. */
+  async uploadPart(s3Key: string, uploadId: string, partNumber: number, body: Buffer, signal: AbortSignal): Promise<string> {
     try {
       const r = await this.client.send(new UploadPartCommand({
         Bucket: this.bucket,
@@ -281,7 +216,7 @@ export class S3StorageAdapter extends S3StoreBase implements StorageAdapter {
   }
 
   /** Aborts a multipart upload. Never throws: a failure is reported to `onWarning`. */
-  private async abortUpload(s3Key: string, uploadId: string): Promise<void> {
+  async abortUpload(s3Key: string, uploadId: string): Promise<void> {
     try {
       await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: s3Key, UploadId: uploadId }));
     } catch (e) {
@@ -291,8 +226,8 @@ export class S3StorageAdapter extends S3StoreBase implements StorageAdapter {
     }
   }
 
-  /** @internal Completes the upload of a PendingWrite; called by its commit. */
-  async completeUpload(key: StorageKey, uploadId: string, parts: Array<{ PartNumber: number; ETag: string }>, size: number, signal: AbortSignal | undefined): Promise<StorageKey> {
+  /** Completes the upload of a finished write. */
+  private async completeUpload(key: StorageKey, uploadId: string, parts: Array<{ PartNumber: number; ETag: string }>, size: number, signal: AbortSignal | undefined): Promise<StorageKey> {
     signal?.throwIfAborted();
     const s3Key = this.prefix + key;
     try {
@@ -312,51 +247,97 @@ export class S3StorageAdapter extends S3StoreBase implements StorageAdapter {
     return key;
   }
 
-  /** @internal */
-  async discardUpload(key: StorageKey, uploadId: string): Promise<void> {
-    await this.abortUpload(this.prefix + key, uploadId);
-  }
 }
 
-class S3PendingWrite implements PendingWrite {
-  private state: 'pending' | 'committed' | 'aborted' = 'pending';
-  private committing: Promise<StorageKey> | undefined;
+/**
+ * The sink of a write: copies the core's bytes into part buffers (a source may reuse its
+ * chunks' memory) and uploads each full part, at most `queueSize` at once; a write waits
+ * while the queue is full. Ending it uploads the last (possibly short, or for an empty
+ * object the only, empty) part and waits for every part.
+ */
+class PartUploader extends Writable {
+  size = 0;
+  private readonly done: Array<{ PartNumber: number; ETag: string }> = [];
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly cancel = new AbortController();
+  private readonly partSignal: AbortSignal;
+  private failure: { error: unknown } | undefined;
+  private partNumber = 0;
+  private buffer: Buffer;
+  private filled = 0;
 
   constructor(
     private readonly store: S3StorageAdapter,
-    private readonly key: StorageKey,
+    private readonly s3Key: string,
     private readonly uploadId: string,
-    private readonly parts: Array<{ PartNumber: number; ETag: string }>,
-    readonly size: number,
-    readonly checksums: Readonly<Record<ChecksumAlgorithmName, string>>,
-  ) {}
-
-  /** Completes the multipart upload. `name` is not used in the key (see S3StorageAdapter). */
-  commit(_name: string, options?: { signal?: AbortSignal }): Promise<StorageKey> {
-    if (this.committing) return this.committing;
-    if (this.state === 'aborted') return Promise.reject(new AdapterError('invalid', 'this write was aborted'));
-    this.committing = this.store.completeUpload(this.key, this.uploadId, this.parts, this.size, options?.signal).then(
-      (key) => {
-        this.state = 'committed';
-        return key;
-      },
-      (e: unknown) => {
-        this.committing = undefined;
-        throw e;
-      },
-    );
-    return this.committing;
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    super({ highWaterMark: 0 });
+    this.partSignal = signal ? AbortSignal.any([signal, this.cancel.signal]) : this.cancel.signal;
+    this.buffer = Buffer.allocUnsafe(store.partSizeOf(1));
   }
 
-  async abort(): Promise<void> {
-    if (this.state !== 'pending') return;
-    if (this.committing) {
-      // Aborting while a commit runs: the commit wins; its caller owns the key.
-      await this.committing.catch(() => undefined);
-      if ((this.state as string) === 'committed') return;
+  override _write(chunk: Buffer, _enc: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.take(chunk).then(() => callback(), (e: unknown) => callback(e as Error));
+  }
+
+  private async take(chunk: Buffer): Promise<void> {
+    if (this.failure) throw this.failure.error;
+    this.size += chunk.byteLength;
+    let offset = 0;
+    while (offset < chunk.byteLength) {
+      const n = Math.min(this.buffer.length - this.filled, chunk.byteLength - offset);
+      this.buffer.set(chunk.subarray(offset, offset + n), this.filled);
+      this.filled += n;
+      offset += n;
+      if (this.filled === this.buffer.length) {
+        await this.startPart(this.buffer);
+        this.buffer = Buffer.allocUnsafe(this.store.partSizeOf(this.partNumber + 1));
+        this.filled = 0;
+      }
     }
-    this.state = 'aborted';
-    await this.store.discardUpload(this.key, this.uploadId);
+  }
+
+  private async startPart(body: Buffer): Promise<void> {
+    while (this.inflight.size >= this.store.queueSize) await Promise.race(this.inflight);
+    if (this.failure) throw this.failure.error;
+    const n = ++this.partNumber;
+    if (n > MAX_PARTS) throw new AdapterError('invalid', 'the object is larger than S3 allows in one upload');
+    const job: Promise<void> = this.store.uploadPart(this.s3Key, this.uploadId, n, body, this.partSignal).then(
+      (etag) => {
+        this.done.push({ PartNumber: n, ETag: etag });
+      },
+      (e: unknown) => {
+        this.failure ??= { error: this.signal?.aborted ? this.signal.reason : e };
+        this.cancel.abort();
+      },
+    ).finally(() => this.inflight.delete(job));
+    this.inflight.add(job);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    const finish = async (): Promise<void> => {
+      // The last part may be short; an empty object is one empty part.
+      if (this.filled > 0 || this.partNumber === 0) await this.startPart(this.buffer.subarray(0, this.filled));
+      await Promise.all(this.inflight);
+      if (this.failure) throw this.failure.error;
+    };
+    finish().then(() => callback(), (e: unknown) => callback(e as Error));
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.cancel.abort();
+    callback(error);
+  }
+
+  /** Resolves when no part upload is running any more. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  /** The uploaded parts in order (complete once the sink finished). */
+  parts(): Array<{ PartNumber: number; ETag: string }> {
+    return [...this.done].sort((a, b) => a.PartNumber - b.PartNumber);
   }
 }
 

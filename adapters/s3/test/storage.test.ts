@@ -5,6 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { AdapterError } from '@memberkit/types';
+import { receiveUpload } from '@memberkit/core';
 import { bytesSource, digestStream, expectAdapterError, generatedSource, Digester, patternBytes, readAll } from '@memberkit/testkit';
 import { createS3BucketStorage, createS3Storage, md5FromEtag, s3Error, type S3StorageOptions } from '../src/index.js';
 import { startS3rver, type S3rverProcess } from './support/s3rver.js';
@@ -33,7 +34,7 @@ describe('S3 managed storage', () => {
   it('streams a 20 MiB object in 5 MiB parts with bounded memory, and reads it back', async () => {
     const { storage } = await managed({ partSize: 5 * MiB, queueSize: 2 });
     const digester = new Digester();
-    const pending = await storage.write(generatedSource(20 * MiB + 123, 64 * 1024, { digester }));
+    const pending = await receiveUpload(storage, generatedSource(20 * MiB + 123, 64 * 1024, { digester }));
     const expected = digester.digest();
     expect(pending.size).toBe(20 * MiB + 123);
     expect(pending.checksums).toMatchObject(expected);
@@ -56,7 +57,7 @@ describe('S3 managed storage', () => {
   it('an uncommitted write is neither listed nor readable; commit makes it so', async () => {
     const { storage } = await managed();
     const client = (await s3()).client();
-    const pending = await storage.write(bytesSource(patternBytes(1000)));
+    const pending = await receiveUpload(storage, bytesSource(patternBytes(1000)));
     expect(await rawKeys(client, storage.prefix), 'nothing in the bucket listing before commit').toEqual([]);
     const key = await pending.commit('x');
     expect(await rawKeys(client, storage.prefix)).toEqual([storage.prefix + key]);
@@ -67,7 +68,7 @@ describe('S3 managed storage', () => {
 
   it('abort tolerates a server without AbortMultipartUpload (405) and reports it to onWarning', async () => {
     const { storage, warnings } = await managed();
-    const pending = await storage.write(bytesSource(patternBytes(1000)));
+    const pending = await receiveUpload(storage, bytesSource(patternBytes(1000)));
     await pending.abort();
     await pending.abort();
     expect(warnings.length, 'one warning for the one abort that reached S3').toBe(1);
@@ -79,7 +80,7 @@ describe('S3 managed storage', () => {
   it('a failed write aborts its upload and rethrows the source error', async () => {
     const { storage, warnings } = await managed();
     const boom = new Error('source failed');
-    await expect(storage.write(generatedSource(12 * MiB, 64 * 1024, { onChunk: (i) => { if (i === 100) throw boom; } }))).rejects.toBe(boom);
+    await expect(receiveUpload(storage, generatedSource(12 * MiB, 64 * 1024, { onChunk: (i) => { if (i === 100) throw boom; } }))).rejects.toBe(boom);
     expect(warnings).toHaveLength(1);
   });
 
@@ -95,7 +96,7 @@ describe('S3 managed storage', () => {
 
   it('list with a prefix outside objects/ yields nothing', async () => {
     const { storage } = await managed();
-    await (await storage.write(bytesSource(patternBytes(10)))).commit('x');
+    await (await receiveUpload(storage, bytesSource(patternBytes(10)))).commit('x');
     const keys = async (prefix?: string) => { const out = []; for await (const e of storage.list(prefix === undefined ? {} : { prefix })) out.push(e.key); return out; };
     expect(await keys()).toHaveLength(1);
     expect(await keys('obj')).toHaveLength(1);
@@ -196,7 +197,7 @@ describe('S3 bucket storage (wrap mode)', () => {
 
   it('has no write or delete', () => {
     const storage = createS3BucketStorage({ bucket: 'b' }) as unknown as Record<string, unknown>;
-    expect(storage.write).toBeUndefined();
+    expect(storage.openTemp).toBeUndefined();
     expect(storage.delete).toBeUndefined();
   });
 });

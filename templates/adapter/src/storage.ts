@@ -1,19 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
 import {
   AdapterError,
-  CHECKSUM_ALGORITHMS,
-  createChecksumHash,
   type ByteRange,
-  type ChecksumAlgorithmName,
-  type PendingWrite,
+  type OpenTempOptions,
   type StorageAdapter,
   type StorageCapabilities,
   type StorageEntry,
   type StorageKey,
   type StorageReadResult,
   type StorageStat,
-  type WriteOptions,
+  type TempWrite,
 } from '@memberkit/types';
 
 /**
@@ -30,7 +27,6 @@ export interface TemplateStorageOptions {
 interface StoredBytes {
   bytes: Buffer;
   modified: Date;
-  checksums: Record<ChecksumAlgorithmName, string>;
 }
 
 /**
@@ -46,7 +42,9 @@ interface StoredBytes {
  * - absent keys are `undefined` on stat/read, never an error;
  * - keys are opaque and derived from the PID (hashed), never the raw PID;
  * - only `AdapterError` with a kind leaves this class (the core maps kinds to DataONE
- *   exceptions); a source's own error during `write` is rethrown as is.
+ *   exceptions);
+ * - writes: the core hashes, counts and limits the bytes and keeps the pending-write state;
+ *   `openTemp` only offers a temporary place (a sink), `commit` and `abort`.
  */
 export class TemplateStorageAdapter implements StorageAdapter {
   /**
@@ -58,9 +56,11 @@ export class TemplateStorageAdapter implements StorageAdapter {
     write: true,
     delete: true,
     list: true,
+    // Off: the core reads from the start and skips to the range.
     range: true,
-    // Digests known without reading the bytes (here: computed during write and kept).
-    nativeChecksums: ['MD5', 'SHA-1', 'SHA-256'],
+    // Digests your store knows without reading the bytes (S3's ETag: MD5). None here: the
+    // core computes a digest when it needs one.
+    nativeChecksums: [],
   };
 
   private readonly keyPrefix: string;
@@ -88,7 +88,7 @@ export class TemplateStorageAdapter implements StorageAdapter {
     // escape your root (`..`, absolute paths) with AdapterError 'invalid' (or treat them as absent).
     const stored = this.store().get(key);
     if (stored === undefined) return undefined;
-    return { size: stored.bytes.byteLength, modified: new Date(stored.modified), checksums: { ...stored.checksums } };
+    return { size: stored.bytes.byteLength, modified: new Date(stored.modified) };
   }
 
   async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
@@ -118,34 +118,27 @@ export class TemplateStorageAdapter implements StorageAdapter {
     return { stream, length: slice.byteLength, size };
   }
 
-  async write(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite> {
-    const signal = options?.signal;
-    signal?.throwIfAborted();
-    // Hash while the bytes flow: the core compares these digests with the system metadata.
-    const hashes = CHECKSUM_ALGORITHMS.map((algorithm) => [algorithm, createChecksumHash(algorithm)] as const);
+  async openTemp(options: OpenTempOptions): Promise<TempWrite> {
+    options.signal?.throwIfAborted();
     // YOUR BACKEND: open a temporary object (a temp file, an S3 multipart upload, a staging
-    // row) instead of collecting chunks; it MUST stay invisible until commit.
-    const parts: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of source) {
-        signal?.throwIfAborted();
-        size += chunk.byteLength;
-        if (options?.maxBytes !== undefined && size > options.maxBytes) {
-          throw new AdapterError('invalid', `the object is larger than the limit of ${options.maxBytes} bytes`);
-        }
-        for (const [, hash] of hashes) hash.update(chunk);
-        // YOUR BACKEND: append the chunk to the temporary object (await its write).
+    // row); it MUST stay invisible until commit. The sink receives the bytes in order and
+    // MUST have made them durable in the temporary area before it finishes.
+    let parts: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        // YOUR BACKEND: append the chunk to the temporary object, then call back.
         parts.push(Buffer.from(chunk));
-      }
-      signal?.throwIfAborted();
-    } catch (e) {
-      // YOUR BACKEND: remove the temporary object, then rethrow the error as it is.
-      parts.length = 0;
-      throw e;
-    }
-    const checksums = Object.fromEntries(hashes.map(([algorithm, hash]) => [algorithm, hash.digest('hex')])) as Record<ChecksumAlgorithmName, string>;
-    return new TemplatePendingWrite(this, Buffer.concat(parts, size), checksums);
+        callback();
+      },
+    });
+    return {
+      sink,
+      commit: (name, o) => this.commitBytes(name, options.id, Buffer.concat(parts), o?.signal),
+      abort: async () => {
+        // YOUR BACKEND: remove the temporary object (ignore "already gone").
+        parts = [];
+      },
+    };
   }
 
   async delete(key: StorageKey, options?: { signal?: AbortSignal }): Promise<void> {
@@ -164,18 +157,18 @@ export class TemplateStorageAdapter implements StorageAdapter {
     }
   }
 
-  /** @internal Makes a finished write visible under a fresh key; called by PendingWrite.commit. */
-  async commitBytes(name: string, bytes: Buffer, checksums: Record<ChecksumAlgorithmName, string>, signal?: AbortSignal): Promise<StorageKey> {
+  /** Makes a finished write visible under the key of this write. */
+  private async commitBytes(name: string, id: string, bytes: Buffer, signal?: AbortSignal): Promise<StorageKey> {
     signal?.throwIfAborted();
-    // "Each commit MUST produce a key no other write produced": the PID is hashed (never
-    // used as a path as is) and a random suffix makes every commit's key its own.
+    // The key MUST be unique to the write: the PID is hashed (never used as a path as is)
+    // and the write's id (drawn by the core) makes every commit's key its own.
     const hash = createHash('sha256').update(name, 'utf8').digest('hex');
-    const key = `${this.keyPrefix}${hash.slice(0, 2)}/${hash}-${randomBytes(8).toString('hex')}`;
+    const key = `${this.keyPrefix}${hash.slice(0, 2)}/${hash}-${id}`;
     const objects = this.store();
     if (objects.has(key)) throw new AdapterError('already-exists', 'storage key collision');
-    // YOUR BACKEND: move the temporary object to `key` (rename, CopyObject, commit the
-    // staging row) and make it durable (fsync or the backend's equivalent) before returning.
-    objects.set(key, { bytes, modified: new Date(), checksums });
+    // YOUR BACKEND: move the temporary object to `key` (rename, complete the upload, commit
+    // the staging row) and make it durable before returning.
+    objects.set(key, { bytes, modified: new Date() });
     return key;
   }
 
@@ -183,41 +176,6 @@ export class TemplateStorageAdapter implements StorageAdapter {
     // YOUR BACKEND: map "not opened" or "connection lost" to 'unavailable' like this.
     if (this.objects === undefined) throw new AdapterError('unavailable', 'the storage adapter is not open');
     return this.objects;
-  }
-}
-
-class TemplatePendingWrite implements PendingWrite {
-  private state: 'pending' | 'committed' | 'aborted' = 'pending';
-  private key: StorageKey | undefined;
-
-  constructor(
-    private readonly storage: TemplateStorageAdapter,
-    private bytes: Buffer,
-    private readonly digests: Record<ChecksumAlgorithmName, string>,
-  ) {}
-
-  get size(): number {
-    return this.bytes.byteLength;
-  }
-
-  get checksums(): Readonly<Record<ChecksumAlgorithmName, string>> {
-    return this.digests;
-  }
-
-  async commit(name: string, options?: { signal?: AbortSignal }): Promise<StorageKey> {
-    if (this.state === 'committed') return this.key!;
-    if (this.state === 'aborted') throw new AdapterError('invalid', 'this write was aborted');
-    this.key = await this.storage.commitBytes(name, this.bytes, { ...this.digests }, options?.signal);
-    this.state = 'committed';
-    return this.key;
-  }
-
-  async abort(): Promise<void> {
-    // Idempotent, and a no-op after commit (the committed bytes belong to the caller now).
-    if (this.state !== 'pending') return;
-    this.state = 'aborted';
-    // YOUR BACKEND: remove the temporary object (ignore "already gone").
-    this.bytes = Buffer.alloc(0);
   }
 }
 

@@ -18,6 +18,7 @@ import type { Clock } from '../clock.js';
 import type { CoreConfig } from '../config.js';
 import { fail } from '../errors.js';
 import { normalizedChecksum } from '../services/sysmeta-rules.js';
+import { receiveUpload } from '../protocol/upload.js';
 import { PermanentJobError, type JobHandler, type JobRunner } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
 import type { AccessControl } from '../services/access-control.js';
@@ -112,7 +113,7 @@ export class ReplicationService implements JobHandler {
       const source = await cn.memberNode(sourceNode);
       try {
         const { stream } = await source.getReplica(pid, signal);
-        const pending = await storage.write!(stream, { ...(config.maxObjectBytes !== undefined ? { maxBytes: config.maxObjectBytes } : {}), signal });
+        const pending = await receiveUpload(storage, stream, { ...(config.maxObjectBytes !== undefined ? { maxBytes: config.maxObjectBytes } : {}), signal });
         try {
           const algorithm = normalizeChecksumAlgorithm(sm.checksum.algorithm)!;
           if (pending.size !== sm.size) throw new Error(`size mismatch: the system metadata says ${sm.size} bytes, ${pending.size} arrived from ${sourceNode}`);

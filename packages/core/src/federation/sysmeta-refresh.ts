@@ -1,16 +1,23 @@
-import { AdapterError, formatById, normalizeChecksumAlgorithm, sameDigest, type Job, type MetadataAdapter, type StoredSystemMetadata } from '@memberkit/types';
+import { AdapterError, formatById, normalizeChecksumAlgorithm, sameDigest, type Job, type MetadataAdapter } from '@memberkit/types';
 import type { Clock } from '../clock.js';
 import { PermanentJobError, type JobHandler } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
 import type { CnGateway } from './cn-gateway.js';
-import { normalizedChecksum } from '../services/sysmeta-rules.js';
+import { catalogueSupports, changeableFields } from '../protocol/operations.js';
+import { changedFields, takeFields } from '../protocol/sysmeta-fields.js';
+import { nextRevision } from '../protocol/revision.js';
+
+const OP = 'MNRead.systemMetadataChanged';
 
 export const REFRESH_SYSMETA_JOB = 'refreshSystemMetadata';
 
 /**
  * systemMetadataChanged: "The node should schedule an update by fetching the authoritative
  * system metadata from a CN." The CN's copy is applied when its serialVersion is higher
- * than ours; identifier, size and checksum must still describe the bytes we hold.
+ * than ours; identifier, size and checksum must still describe the bytes we hold. Only the
+ * fields the operation table lets a refresh change are taken, and on a catalogue that keeps
+ * an overlay beside a read-only archive only the overlay's (capabilities.overlay); a
+ * catalogue that can do neither is never written.
  */
 export class SystemMetadataRefresh implements JobHandler {
   readonly kind = REFRESH_SYSMETA_JOB;
@@ -25,6 +32,7 @@ export class SystemMetadataRefresh implements JobHandler {
     const { metadata, cn, clock, logger } = this.deps;
     const local = await metadata.get(pid);
     if (!local) throw new PermanentJobError(`'${pid}' is no longer on this node`);
+    if (!catalogueSupports(metadata, OP)) throw new PermanentJobError(`this node's catalogue cannot change system metadata (neither capabilities.write nor capabilities.overlay); the CN's copy of '${pid}' is not applied`);
     const authoritative = await cn.getSystemMetadata(pid);
     const theirs = authoritative.serialVersion ?? 0;
     if (theirs <= local.sysmeta.serialVersion) {
@@ -38,16 +46,12 @@ export class SystemMetadataRefresh implements JobHandler {
       (normalizeChecksumAlgorithm(local.sysmeta.checksum.algorithm) !== alg || sameDigest(authoritative.checksum.value, local.sysmeta.checksum.value));
     if (!sameBytes) throw new PermanentJobError(`the CN's system metadata for '${pid}' describes other bytes (identifier, size or checksum differ); not applied`);
     if (!formatById(authoritative.formatId)) throw new PermanentJobError(`the CN's formatId '${authoritative.formatId}' is unknown; not applied`);
-    const next: StoredSystemMetadata = {
-      ...authoritative,
-      checksum: normalizedChecksum(authoritative.checksum),
-      serialVersion: theirs,
-      dateUploaded: authoritative.dateUploaded ?? local.sysmeta.dateUploaded,
-      submitter: authoritative.submitter ?? local.sysmeta.submitter,
-      archived: authoritative.archived ?? local.sysmeta.archived,
-      // Every change moves dateSysMetadataModified forward on this node.
-      dateSysMetadataModified: clock.now(),
-    };
+    const fields = changeableFields(OP, metadata.capabilities);
+    const proposed = takeFields(local.sysmeta, { ...authoritative, archived: authoritative.archived ?? local.sysmeta.archived }, fields);
+    const full = takeFields(local.sysmeta, { ...authoritative, archived: authoritative.archived ?? local.sysmeta.archived }, changeableFields(OP, { write: true }));
+    const ignored = changedFields(proposed, full);
+    if (ignored.length > 0) logger.warn({ pid, fields: ignored }, "the CN's copy changes fields this node's catalogue takes from its legacy archive; those are not applied");
+    const next = nextRevision(local.sysmeta, proposed, clock.now(), { serialVersion: theirs });
     try {
       await metadata.apply!({ replace: [{ pid, expectedSerialVersion: local.sysmeta.serialVersion, sysmeta: next }] });
     } catch (err) {

@@ -3,6 +3,8 @@ import type { Permission, SystemMetadata } from '@memberkit/types';
 import type { CoreConfig } from '../config.js';
 import { TOKENS } from '../tokens.js';
 import type { Session } from '../session.js';
+import { OPERATIONS, type Requirement } from '../protocol/operations.js';
+import type { Operation } from '../errors.js';
 
 /** read < write < changePermission: a grant implies the lesser permissions. */
 const LEVEL: Record<Permission, number> = { read: 1, write: 2, changePermission: 3 };
@@ -52,6 +54,31 @@ export class AccessControl {
    */
   listingFilter(session: Session): readonly string[] | undefined {
     return this.isPrivileged(session) ? undefined : [...session.subjects];
+  }
+
+  /**
+   * True when the caller meets `requirement` (from the operation table); an object
+   * permission is checked on `sysmeta`, which it then needs.
+   */
+  meets(session: Session, requirement: Requirement, sysmeta?: Pick<SystemMetadata, 'rightsHolder' | 'accessPolicy'>): boolean {
+    switch (requirement) {
+      case 'none':
+        return true;
+      case 'privileged':
+        return this.isPrivileged(session);
+      case 'create':
+        return this.mayCreate(session);
+      case 'authenticated':
+        return session.authenticated || this.mayCreate(session);
+      default:
+        if (!sysmeta) throw new Error(`the ${requirement} permission is checked on an object`);
+        return this.allows(session, sysmeta, requirement);
+    }
+  }
+
+  /** The operation table's requirement of `op`. */
+  requirementOf(op: Operation): Requirement {
+    return OPERATIONS[op].permission;
   }
 
   mayCreate(session: Session): boolean {

@@ -22,6 +22,8 @@ import { TOKENS } from '../tokens.js';
 import { AccessControl } from './access-control.js';
 import { EventService } from './event-service.js';
 import { resolveObject } from './resolve.js';
+import { OPERATIONS } from '../protocol/operations.js';
+import { readBytes } from '../protocol/range.js';
 import type { FederationHandle } from '../container.js';
 
 export interface ListObjectsQuery {
@@ -52,9 +54,12 @@ export class ObjectService {
     @inject(TOKENS.Federation) private readonly federation: FederationHandle,
   ) {}
 
-  /** The record of `id` (v2: PID or SID; v1: PID), if the caller may `permission` it. */
-  async authorized(ctx: CallContext, op: Operation, id: string, permission: Permission, allowSid = ctx.version === 'v2'): Promise<ObjectRecord> {
-    const record = await resolveObject(this.metadata, op, id, { allowSid });
+  /**
+   * The record of `id` (a SID where the operation table says `op` takes one), if the caller
+   * may `permission` it (default: the operation's permission in the table).
+   */
+  async authorized(ctx: CallContext, op: Operation, id: string, permission: Permission = objectPermission(op)): Promise<ObjectRecord> {
+    const record = await resolveObject(this.metadata, op, id, ctx.version);
     if (!this.access.allows(ctx.session, record.sysmeta, permission)) {
       throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not ${permission} '${record.sysmeta.identifier}'`, { pid: id });
     }
@@ -63,16 +68,16 @@ export class ObjectService {
 
   /** describe: the record behind the headers (HEAD /object/{id}). */
   describe(ctx: CallContext, id: string): Promise<ObjectRecord> {
-    return this.authorized(ctx, 'MNRead.describe', id, 'read');
+    return this.authorized(ctx, 'MNRead.describe', id);
   }
 
   getSystemMetadata(ctx: CallContext, id: string): Promise<ObjectRecord> {
-    return this.authorized(ctx, 'MNRead.getSystemMetadata', id, 'read');
+    return this.authorized(ctx, 'MNRead.getSystemMetadata', id);
   }
 
   /** get, first half: the record whose bytes the caller may read. */
   authorizeGet(ctx: CallContext, id: string): Promise<ObjectRecord> {
-    return this.authorized(ctx, 'MNRead.get', id, 'read');
+    return this.authorized(ctx, 'MNRead.get', id);
   }
 
   /** get: the bytes, logged as a read. */
@@ -111,8 +116,8 @@ export class ObjectService {
   /** getReplica, first half: the record the calling node may replicate. */
   async authorizeReplica(ctx: CallContext, pid: string): Promise<ObjectRecord> {
     const op = 'MNRead.getReplica';
-    const record = await resolveObject(this.metadata, op, pid, { allowSid: false });
-    if (!this.access.allows(ctx.session, record.sysmeta, 'read')) {
+    const record = await resolveObject(this.metadata, op, pid, ctx.version);
+    if (!this.access.allows(ctx.session, record.sysmeta, objectPermission(op))) {
       const federation = this.federation.current;
       if (!federation || !(await federation.nodeMayReplicate(pid, ctx.session))) {
         throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not replicate '${pid}' (not readable, and the Coordinating Node does not authorize it)`, { pid });
@@ -134,7 +139,7 @@ export class ObjectService {
   }
 
   private async open(op: Operation, record: ObjectRecord, range?: ByteRange): Promise<StorageReadResult> {
-    const content = await this.storage.read(record.storageKey, range ? { range } : {});
+    const content = await readBytes(this.storage, record.storageKey, range ? { range } : {});
     if (!content) {
       throw fail(op, 'ServiceFailure', `the bytes of '${record.sysmeta.identifier}' are missing from storage; the operator has been told`, { pid: record.sysmeta.identifier });
     }
@@ -148,7 +153,7 @@ export class ObjectService {
    */
   async getChecksum(ctx: CallContext, pid: string, algorithmParam?: string): Promise<Checksum> {
     const op = 'MNRead.getChecksum';
-    const record = await this.authorized(ctx, op, pid, 'read', false);
+    const record = await this.authorized(ctx, op, pid);
     const recorded = record.sysmeta.checksum;
     const requested = algorithmParam ?? recorded.algorithm ?? DEFAULT_CHECKSUM_ALGORITHM;
     const algorithm = normalizeChecksumAlgorithm(requested);
@@ -222,4 +227,10 @@ export class ObjectService {
     await this.authorized(ctx, op, id, action);
     return true;
   }
+}
+
+/** The object permission the operation table gives `op` (read for operations that need none on an object). */
+function objectPermission(op: Operation): Permission {
+  const p = OPERATIONS[op].permission;
+  return p === 'read' || p === 'write' || p === 'changePermission' ? p : 'read';
 }

@@ -1,5 +1,6 @@
-import type { MetadataAdapter, ObjectRecord, SeriesMember } from '@memberkit/types';
+import type { ApiVersion, MetadataAdapter, ObjectRecord, SeriesMember } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
+import { acceptsSid } from '../protocol/operations.js';
 
 /**
  * The head of a series: "Where an operation accepts a SID, it acts on the head PID, which is
@@ -19,22 +20,18 @@ export function seriesHead(members: readonly SeriesMember[]): string | undefined
   return latest.pid;
 }
 
-export interface ResolveOptions {
-  /** Accept a SID and act on its head PID (v2 operations that take "PID or SID"). */
-  allowSid: boolean;
-}
-
 /**
- * The record an operation acts on. A PID is looked up directly; a SID (where allowed)
- * resolves to its head. Otherwise NotFound, with a description saying why: on v1 a SID is
- * not an identifier, and an object missing here may still exist elsewhere in the federation.
+ * The record operation `op` of API `version` acts on. A PID is looked up directly; a SID
+ * resolves to its head where the operation table says the operation accepts one. Otherwise
+ * NotFound, with a description saying why: on v1 a SID is not an identifier, and an object
+ * missing here may still exist elsewhere in the federation.
  */
-export async function resolveObject(metadata: MetadataAdapter, op: Operation, id: string, options: ResolveOptions): Promise<ObjectRecord> {
+export async function resolveObject(metadata: MetadataAdapter, op: Operation, id: string, version: ApiVersion): Promise<ObjectRecord> {
   const direct = await metadata.get(id);
   if (direct) return direct;
   const members = await metadata.seriesMembers(id);
   if (members.length > 0) {
-    if (!options.allowSid) {
+    if (!acceptsSid(op, version)) {
       throw fail(op, 'NotFound', `'${id}' is a series identifier (SID); this operation needs a PID (on v2, operations that accept a SID resolve it to the head PID)`, { pid: id });
     }
     const head = seriesHead(members);

@@ -7,7 +7,9 @@ import {
   SystemMetadataCodec,
   exceptionFromXml,
   identifierProblem,
+  type CatalogueChange,
   type MetadataAdapter,
+  type ObjectRecord,
   type PendingWrite,
   type StorageAdapter,
   type StoredSystemMetadata,
@@ -19,12 +21,17 @@ import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { CallContext } from '../session.js';
 import { TOKENS } from '../tokens.js';
-import type { ChangeNotifier } from '../extension.js';
+import type { ObjectChange } from '../extension.js';
 import type { FederationHandle } from '../container.js';
 import { AccessControl } from './access-control.js';
 import { EventService } from './event-service.js';
+import type { CatalogueWriter } from './catalogue-writer.js';
 import { resolveObject } from './resolve.js';
 import { applySystemMetadataUpdate, checkNewObject, completeNewSystemMetadata } from './sysmeta-rules.js';
+import { catalogueSupports, changeableFields, OPERATIONS } from '../protocol/operations.js';
+import { changedFields } from '../protocol/sysmeta-fields.js';
+import { nextRevision } from '../protocol/revision.js';
+import { receiveUpload } from '../protocol/upload.js';
 
 /** The object part of a create/update, already spooled to storage's temporary area. */
 export interface ObjectUpload {
@@ -42,46 +49,60 @@ export class StorageService {
     @inject(TOKENS.Config) private readonly config: CoreConfig,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.Changes) private readonly changes: ChangeNotifier,
+    @inject(TOKENS.Writer) private readonly writer: CatalogueWriter,
     @inject(TOKENS.Federation) private readonly federation: FederationHandle,
   ) {}
 
   /** True when this node accepts new content (managed storage and a writable catalogue). */
   get writable(): boolean {
-    return this.storage.capabilities.write && !!this.storage.write && this.metadata.capabilities.write && !!this.metadata.apply;
+    return this.storage.capabilities.write && !!this.storage.openTemp && catalogueSupports(this.metadata, 'MNStorage.create');
   }
 
   private requireWritable(op: Operation): void {
     if (!this.writable) throw fail(op, 'NotImplemented', 'this node exposes a read-only archive; it does not accept new content');
   }
 
+  /** Refuse an operation the catalogue's capabilities do not allow (write, or overlay for the fields it keeps). */
+  private requireCatalogue(op: Operation, message: string): void {
+    if (!catalogueSupports(this.metadata, op)) throw fail(op, 'NotImplemented', message);
+  }
+
+  /** The caller must meet `op`'s requirement in the operation table (on `record` for object permissions). */
+  private requireAllowed(op: Operation, ctx: CallContext, message: string, record?: ObjectRecord, pid?: string): void {
+    if (!this.access.meets(ctx.session, OPERATIONS[op].permission, record?.sysmeta)) throw fail(op, 'NotAuthorized', message, pid === undefined ? {} : { pid });
+  }
+
+  /** Commit a change through the CatalogueWriter: the change, its event and the extensions' notices in one call. */
+  private async commitChange(ctx: CallContext, change: CatalogueChange, event: { event: string; pid: string }, notices: ObjectChange[]): Promise<void> {
+    await this.writer.commit({
+      change,
+      events: [event],
+      actor: { subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent },
+      notices,
+    });
+  }
+
   /** Refuse early, before a large body is read: create needs the create policy. */
   assertMayCreate(ctx: CallContext): void {
     this.requireWritable('MNStorage.create');
-    if (!this.access.mayCreate(ctx.session)) {
-      throw fail('MNStorage.create', 'NotAuthorized', `'${ctx.session.subject}' may not create objects on this node`);
-    }
+    this.requireAllowed('MNStorage.create', ctx, `'${ctx.session.subject}' may not create objects on this node`);
   }
 
   /** Refuse early: update needs write permission on the object it obsoletes. */
   async assertMayUpdate(ctx: CallContext, pid: string): Promise<void> {
     this.requireWritable('MNStorage.update');
-    const old = await resolveObject(this.metadata, 'MNStorage.update', pid, { allowSid: false });
-    if (!this.access.allows(ctx.session, old.sysmeta, 'write')) {
-      throw fail('MNStorage.update', 'NotAuthorized', `'${ctx.session.subject}' may not update '${pid}'`, { pid });
-    }
+    const old = await resolveObject(this.metadata, 'MNStorage.update', pid, ctx.version);
+    this.requireAllowed('MNStorage.update', ctx, `'${ctx.session.subject}' may not update '${pid}'`, old, pid);
   }
 
   /** Refuse early, before the body is read: operations only administrators and CNs may call. */
   assertPrivileged(op: Operation, ctx: CallContext, message: string): void {
-    if (!this.access.isPrivileged(ctx.session)) throw fail(op, 'NotAuthorized', message);
+    this.requireAllowed(op, ctx, message);
   }
 
   /** Refuse early: generateIdentifier needs an authenticated caller (or one the create policy admits). */
   assertMayGenerateIdentifier(ctx: CallContext): void {
-    if (!ctx.session.authenticated && !this.access.mayCreate(ctx.session)) {
-      throw fail('MNStorage.generateIdentifier', 'NotAuthorized', 'generateIdentifier needs an authenticated caller');
-    }
+    this.requireAllowed('MNStorage.generateIdentifier', ctx, 'generateIdentifier needs an authenticated caller');
   }
 
   /**
@@ -91,7 +112,7 @@ export class StorageService {
    */
   assertMayUpdateSystemMetadata(ctx: CallContext): void {
     const op = 'MNStorage.updateSystemMetadata';
-    if (!this.metadata.capabilities.write || !this.metadata.apply) throw fail(op, 'NotImplemented', 'this node cannot change system metadata');
+    this.requireCatalogue(op, 'this node cannot change system metadata');
     if (!ctx.session.authenticated) throw fail(op, 'NotAuthorized', 'updateSystemMetadata needs an authenticated caller with changePermission on the object');
   }
 
@@ -102,7 +123,7 @@ export class StorageService {
   async spool(op: Operation, source: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<ObjectUpload> {
     this.requireWritable(op);
     try {
-      const pending = await this.storage.write!(source, {
+      const pending = await receiveUpload(this.storage, source, {
         ...(this.config.maxObjectBytes !== undefined ? { maxBytes: this.config.maxObjectBytes } : {}),
         ...(signal ? { signal } : {}),
       });
@@ -133,11 +154,15 @@ export class StorageService {
     return pid;
   }
 
-  /** Commit bytes then catalogue; undo the bytes if the catalogue refuses. Never leaves a half-visible object. */
-  private async commit(op: Operation, upload: ObjectUpload, pid: string, change: (storageKey: string) => Parameters<NonNullable<MetadataAdapter['apply']>>[0]): Promise<string> {
+  /**
+   * Commit bytes then catalogue (with the event and notices, through the CatalogueWriter);
+   * undo the bytes if the catalogue refuses. Never leaves a half-visible object.
+   */
+  private async commit(ctx: CallContext, op: Operation, upload: ObjectUpload, pid: string, build: (storageKey: string) => { change: CatalogueChange; event: { event: string; pid: string }; notices: ObjectChange[] }): Promise<string> {
     const key = await upload.pending.commit(pid);
+    const { change, event, notices } = build(key);
     try {
-      await this.metadata.apply!(change(key));
+      await this.commitChange(ctx, change, event, notices);
       return key;
     } catch (err) {
       await this.storage.delete?.(key).catch((e: unknown) => this.logger.error({ err: e, key }, 'could not remove bytes of a refused write'));
@@ -171,9 +196,11 @@ export class StorageService {
       if (sm.seriesId !== undefined) await this.assertUnused(op, sm.seriesId, 'seriesId');
       await this.federation.current?.checkReservation(op, pid, ctx.session);
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now: this.clock.now(), nodeId: this.config.node.identifier });
-      const storageKey = await this.commit(op, upload, pid, (key) => ({ insert: [{ sysmeta, storageKey: key, isReplica: false }] }));
-      await this.events.record(ctx, 'create', pid);
-      await this.changes.emit({ kind: 'create', pid, record: { sysmeta, storageKey, isReplica: false } });
+      await this.commit(ctx, op, upload, pid, (storageKey) => ({
+        change: { insert: [{ sysmeta, storageKey, isReplica: false }] },
+        event: { event: 'create', pid },
+        notices: [{ kind: 'create', pid, record: { sysmeta, storageKey, isReplica: false } }],
+      }));
       return pid;
     } finally {
       await upload.pending.abort();
@@ -186,8 +213,8 @@ export class StorageService {
     const { upload, pid } = input;
     try {
       this.requireWritable(op);
-      const old = await resolveObject(this.metadata, op, pid, { allowSid: false });
-      if (!this.access.allows(ctx.session, old.sysmeta, 'write')) throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not update '${pid}'`, { pid });
+      const old = await resolveObject(this.metadata, op, pid, ctx.version);
+      this.requireAllowed(op, ctx, `'${ctx.session.subject}' may not update '${pid}'`, old, pid);
       const newPid = this.checkPid(op, input.newPid, 'newPid');
       const sm = this.decodeSysmeta(op, input.sysmeta, newPid);
       if (old.sysmeta.archived) throw fail(op, 'InvalidRequest', `'${pid}' is archived; an archived object cannot be updated`, { pid });
@@ -204,14 +231,18 @@ export class StorageService {
       if (sm.seriesId !== undefined && sm.seriesId !== old.sysmeta.seriesId) await this.assertUnused(op, sm.seriesId, 'systemMetadata/seriesId', 'InvalidSystemMetadata', newPid);
       const now = this.clock.now();
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now, nodeId: this.config.node.identifier });
-      const oldNext: StoredSystemMetadata = { ...old.sysmeta, obsoletedBy: newPid, serialVersion: old.sysmeta.serialVersion + 1, dateSysMetadataModified: now };
-      const storageKey = await this.commit(op, upload, newPid, (key) => ({
-        insert: [{ sysmeta, storageKey: key, isReplica: false }],
-        replace: [{ pid, expectedSerialVersion: old.sysmeta.serialVersion, sysmeta: oldNext }],
+      const oldNext = nextRevision(old.sysmeta, { obsoletedBy: newPid }, now);
+      await this.commit(ctx, op, upload, newPid, (storageKey) => ({
+        change: {
+          insert: [{ sysmeta, storageKey, isReplica: false }],
+          replace: [{ pid, expectedSerialVersion: old.sysmeta.serialVersion, sysmeta: oldNext }],
+        },
+        event: { event: 'update', pid: newPid },
+        notices: [
+          { kind: 'update', pid, record: { ...old, sysmeta: oldNext } },
+          { kind: 'create', pid: newPid, record: { sysmeta, storageKey, isReplica: false } },
+        ],
       }));
-      await this.events.record(ctx, 'update', newPid);
-      await this.changes.emit({ kind: 'update', pid, record: { ...old, sysmeta: oldNext } });
-      await this.changes.emit({ kind: 'create', pid: newPid, record: { sysmeta, storageKey, isReplica: false } });
       return newPid;
     } catch (err) {
       if (AdapterError.is(err, 'conflict')) throw fail(op, 'InvalidRequest', `'${pid}' changed while it was being updated; retry`, { pid });
@@ -224,31 +255,27 @@ export class StorageService {
   /** archive: "bytes kept; object still resolvable; a SID archives its head PID". Twice is InvalidRequest. */
   async archive(ctx: CallContext, id: string): Promise<string> {
     const op = 'MNStorage.archive';
-    if (!this.metadata.capabilities.write || !this.metadata.apply) throw fail(op, 'NotImplemented', 'this node cannot change system metadata');
-    const record = await resolveObject(this.metadata, op, id, { allowSid: ctx.version === 'v2' });
+    this.requireCatalogue(op, 'this node cannot change system metadata');
+    const record = await resolveObject(this.metadata, op, id, ctx.version);
     const pid = record.sysmeta.identifier;
-    if (!this.access.allows(ctx.session, record.sysmeta, 'write')) throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not archive '${pid}'`, { pid: id });
+    this.requireAllowed(op, ctx, `'${ctx.session.subject}' may not archive '${pid}'`, record, id);
     if (record.sysmeta.archived) throw fail(op, 'InvalidRequest', `'${pid}' is already archived`, { pid });
-    const sysmeta = { ...record.sysmeta, archived: true, serialVersion: record.sysmeta.serialVersion + 1, dateSysMetadataModified: this.clock.now() };
-    await this.applyReplace(op, pid, record.sysmeta.serialVersion, sysmeta);
-    await this.events.record(ctx, 'archive', pid);
-    await this.changes.emit({ kind: 'archive', pid, record: { ...record, sysmeta } });
+    const sysmeta = nextRevision(record.sysmeta, { archived: true }, this.clock.now());
+    await this.applyReplace(ctx, op, record, sysmeta, 'archive', { kind: 'archive', pid, record: { ...record, sysmeta } });
     return pid;
   }
 
   /** delete: administrators and CNs; the catalogue entry goes first, then the bytes. */
   async delete(ctx: CallContext, id: string): Promise<string> {
     const op = 'MNStorage.delete';
-    if (!this.metadata.capabilities.write || !this.metadata.apply) throw fail(op, 'NotImplemented', 'this node cannot delete objects');
-    const record = await resolveObject(this.metadata, op, id, { allowSid: ctx.version === 'v2' });
+    this.requireCatalogue(op, 'this node cannot delete objects');
+    const record = await resolveObject(this.metadata, op, id, ctx.version);
     const pid = record.sysmeta.identifier;
-    if (!this.access.isPrivileged(ctx.session)) throw fail(op, 'NotAuthorized', `only node administrators and Coordinating Nodes may delete objects ('${ctx.session.subject}' is neither)`, { pid: id });
-    await this.metadata.apply({ remove: [{ pid }] });
+    this.requireAllowed(op, ctx, `only node administrators and Coordinating Nodes may delete objects ('${ctx.session.subject}' is neither)`, record, id);
+    await this.commitChange(ctx, { remove: [{ pid }] }, { event: 'delete', pid }, [{ kind: 'delete', pid }]);
     if (this.storage.capabilities.delete && this.storage.delete) {
       await this.storage.delete(record.storageKey).catch((err: unknown) => this.logger.error({ err, pid, key: record.storageKey }, 'could not remove bytes of a deleted object'));
     }
-    await this.events.record(ctx, 'delete', pid);
-    await this.changes.emit({ kind: 'delete', pid });
     return pid;
   }
 
@@ -257,22 +284,26 @@ export class StorageService {
     const op = 'MNStorage.updateSystemMetadata';
     this.assertMayUpdateSystemMetadata(ctx);
     const pid = this.checkPid(op, input.pid, 'pid');
-    const record = await resolveObject(this.metadata, op, pid, { allowSid: false });
-    if (!this.access.allows(ctx.session, record.sysmeta, 'changePermission')) {
-      throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not change the system metadata of '${pid}'`, { pid });
-    }
+    const record = await resolveObject(this.metadata, op, pid, ctx.version);
+    this.requireAllowed(op, ctx, `'${ctx.session.subject}' may not change the system metadata of '${pid}'`, record, pid);
     const incoming = this.decodeSysmeta(op, input.sysmeta, pid);
     const next = applySystemMetadataUpdate(op, record.sysmeta, incoming, this.clock.now());
+    // A catalogue that keeps only an overlay (a read-only legacy archive) changes only its fields.
+    const allowed = new Set(changeableFields(op, this.metadata.capabilities));
+    const refused = changedFields(record.sysmeta, next).filter((f) => !allowed.has(f));
+    if (refused.length > 0) {
+      throw fail(op, 'InvalidRequest', `this node keeps ${refused.join(', ')} in its legacy catalogue and cannot change ${refused.length === 1 ? 'it' : 'them'}; only ${[...allowed].join(', ')} may change`, { pid });
+    }
     if (next.seriesId !== undefined && record.sysmeta.seriesId === undefined) await this.assertUnused(op, next.seriesId, 'systemMetadata/seriesId', 'InvalidSystemMetadata', pid);
-    await this.applyReplace(op, pid, record.sysmeta.serialVersion, next);
-    await this.events.record(ctx, 'updateSystemMetadata', pid);
-    await this.changes.emit({ kind: 'updateSystemMetadata', pid, record: { ...record, sysmeta: next } });
+    await this.applyReplace(ctx, op, record, next, 'updateSystemMetadata', { kind: 'updateSystemMetadata', pid, record: { ...record, sysmeta: next } });
     return true;
   }
 
-  private async applyReplace(op: Operation, pid: string, expectedSerialVersion: number, sysmeta: StoredSystemMetadata): Promise<void> {
+  /** Replace one record (compare-and-set on its serialVersion), with its event and notice. */
+  private async applyReplace(ctx: CallContext, op: Operation, record: ObjectRecord, sysmeta: StoredSystemMetadata, event: string, notice: ObjectChange): Promise<void> {
+    const pid = record.sysmeta.identifier;
     try {
-      await this.metadata.apply!({ replace: [{ pid, expectedSerialVersion, sysmeta }] });
+      await this.commitChange(ctx, { replace: [{ pid, expectedSerialVersion: record.sysmeta.serialVersion, sysmeta }] }, { event, pid }, [notice]);
     } catch (err) {
       if (AdapterError.is(err, 'conflict')) throw fail(op, 'InvalidRequest', `'${pid}' changed while this request was processed; read it again and retry`, { pid });
       if (AdapterError.is(err, 'already-exists')) throw fail(op, 'InvalidSystemMetadata', `the seriesId of '${pid}' is already in use; choose another`, { pid });
@@ -296,11 +327,11 @@ export class StorageService {
   /** systemMetadataChanged: accepted from CNs, recorded, and (with a CN configured) queued: the CN's copy is fetched and applied when newer. */
   async systemMetadataChanged(ctx: CallContext, input: { id: string | undefined; serialVersion: string | undefined; dateSysMetaLastModified: string | undefined }): Promise<true> {
     const op = 'MNRead.systemMetadataChanged';
-    if (!this.access.isPrivileged(ctx.session)) throw fail(op, 'NotAuthorized', 'only Coordinating Nodes may call systemMetadataChanged');
+    this.requireAllowed(op, ctx, 'only Coordinating Nodes may call systemMetadataChanged');
     const id = input.id;
     if (id === undefined || identifierProblem(id)) throw fail(op, 'InvalidRequest', "the 'pid' (or 'id') part must hold the identifier whose system metadata changed");
     if (input.serialVersion === undefined || !/^\d+$/.test(input.serialVersion.trim())) throw fail(op, 'InvalidRequest', "the 'serialVersion' part must be an unsigned integer", { pid: id });
-    const record = await resolveObject(this.metadata, op, id, { allowSid: true }).catch((err: unknown) => {
+    const record = await resolveObject(this.metadata, op, id, ctx.version).catch((err: unknown) => {
       if (DataONEException.is(err) && err.exceptionName === 'NotFound') throw fail(op, 'InvalidRequest', `no object '${id}' on this node`, { pid: id });
       throw err;
     });
@@ -313,7 +344,7 @@ export class StorageService {
   /** synchronizationFailed: the CN's SynchronizationFailed exception, recorded in the event log. */
   async synchronizationFailed(ctx: CallContext, message: string | Uint8Array | undefined): Promise<true> {
     const op = 'MNRead.synchronizationFailed';
-    if (!this.access.isPrivileged(ctx.session)) throw fail(op, 'NotAuthorized', 'only Coordinating Nodes may report synchronization failures');
+    this.requireAllowed(op, ctx, 'only Coordinating Nodes may report synchronization failures');
     if (message === undefined) throw fail(op, 'InvalidRequest', "the 'message' part is missing");
     let reported: DataONEException;
     try {

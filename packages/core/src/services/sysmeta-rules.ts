@@ -10,6 +10,9 @@ import {
 } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
 import { fileNameProblem, mediaTypeProblem } from './header-values.js';
+import { OPERATIONS } from '../protocol/operations.js';
+import { SYSMETA_FIELDS, takeFields } from '../protocol/sysmeta-fields.js';
+import { nextRevision } from '../protocol/revision.js';
 
 /**
  * Rules on system metadata a client sends, in one place. The node sets serialVersion,
@@ -81,10 +84,11 @@ export function completeNewSystemMetadata(
 }
 
 /**
- * updateSystemMetadata: field ownership from the API reference (SystemMetadata.txt).
- * identifier, size, checksum, submitter, dateUploaded and originMemberNode never change;
- * seriesId, obsoletes and obsoletedBy are set once; archived only goes from false to true.
- * Returns the record to store (serialVersion + 1, dateSysMetadataModified = now).
+ * updateSystemMetadata: field ownership from the API reference (SystemMetadata.txt), as the
+ * field table (SYSMETA_FIELDS) holds it: identifier, size, checksum, submitter, dateUploaded
+ * and originMemberNode never change; seriesId, obsoletes and obsoletedBy are set once;
+ * archived only goes from false to true. Returns the record to store, its revision moved
+ * by `nextRevision`.
  */
 export function applySystemMetadataUpdate(
   op: Operation,
@@ -99,41 +103,40 @@ export function applySystemMetadataUpdate(
   if (incoming.serialVersion !== undefined && incoming.serialVersion < current.serialVersion) {
     throw fail(op, 'InvalidRequest', `systemMetadata/serialVersion ${incoming.serialVersion} is older than the stored ${current.serialVersion}; read the system metadata again and resend`, { pid });
   }
-  const immutable = (name: string, a: unknown, b: unknown) => {
-    if (b !== undefined && String(a) !== String(b)) throw invalid(`systemMetadata/${name} cannot change (stored '${String(a)}', sent '${String(b)}')`);
+  // How each fixed field compares (absent in the request: unchanged).
+  const fixedValue: Record<string, (sm: SystemMetadata) => unknown> = {
+    checksum: (sm) => `${normalizeChecksumAlgorithm(sm.checksum.algorithm)},${sm.checksum.value.toLowerCase()}`,
+    dateUploaded: (sm) => sm.dateUploaded?.getTime(),
   };
-  immutable('size', current.size, incoming.size);
-  immutable('checksum', `${normalizeChecksumAlgorithm(current.checksum.algorithm)},${current.checksum.value.toLowerCase()}`, `${normalizeChecksumAlgorithm(incoming.checksum.algorithm)},${incoming.checksum.value.toLowerCase()}`);
-  immutable('submitter', current.submitter, incoming.submitter);
-  immutable('dateUploaded', current.dateUploaded.getTime(), incoming.dateUploaded?.getTime());
-  immutable('originMemberNode', current.originMemberNode, incoming.originMemberNode);
-  const setOnce = (name: 'seriesId' | 'obsoletes' | 'obsoletedBy') => {
+  for (const [name, rule] of Object.entries(SYSMETA_FIELDS) as Array<[keyof SystemMetadata, string]>) {
     const was = current[name];
-    const now_ = incoming[name];
-    if (was !== undefined && now_ !== was) throw invalid(`systemMetadata/${name} is set once and cannot change (stored '${was}')`);
-    if (now_ !== undefined) {
-      const problem = identifierProblem(now_);
-      if (problem) throw invalid(`systemMetadata/${name}: ${problem}`);
+    const sent = incoming[name];
+    if (rule === 'fixed' && name !== 'identifier') {
+      const value = fixedValue[name] ?? ((sm: SystemMetadata) => sm[name]);
+      const a = value(current);
+      const b = value(incoming);
+      if (b !== undefined && String(a) !== String(b)) throw invalid(`systemMetadata/${name} cannot change (stored '${String(a)}', sent '${String(b)}')`);
+    } else if (rule === 'once') {
+      if (was !== undefined && sent !== was) throw invalid(`systemMetadata/${name} is set once and cannot change (stored '${String(was)}')`);
+      if (sent !== undefined) {
+        const problem = identifierProblem(String(sent));
+        if (problem) throw invalid(`systemMetadata/${name}: ${problem}`);
+      }
+    } else if (rule === 'forward' && was === true && sent === false) {
+      throw invalid(`systemMetadata/${name} cannot go back to false once an object is archived`);
     }
-  };
-  setOnce('seriesId');
-  setOnce('obsoletes');
-  setOnce('obsoletedBy');
-  if (current.archived && incoming.archived === false) throw invalid('systemMetadata/archived cannot go back to false once an object is archived');
+  }
   checkFormat(op, incoming, pid);
   checkHeaderValues(op, incoming, pid);
-  return {
-    ...incoming,
-    identifier: current.identifier,
-    size: current.size,
-    checksum: current.checksum,
-    submitter: current.submitter,
-    dateUploaded: current.dateUploaded,
-    originMemberNode: current.originMemberNode ?? incoming.originMemberNode,
-    authoritativeMemberNode: incoming.authoritativeMemberNode ?? current.authoritativeMemberNode,
-    archived: current.archived || incoming.archived === true,
-    replica: current.replica,
-    serialVersion: current.serialVersion + 1,
-    dateSysMetadataModified: now,
-  } as StoredSystemMetadata;
+  const changed = takeFields(
+    current,
+    {
+      ...incoming,
+      archived: current.archived || incoming.archived === true,
+      // Absent: the stored value stays (a client rarely resends it).
+      authoritativeMemberNode: incoming.authoritativeMemberNode ?? current.authoritativeMemberNode,
+    } as Partial<StoredSystemMetadata>,
+    OPERATIONS['MNStorage.updateSystemMetadata'].changes,
+  );
+  return nextRevision(current, changed, now);
 }

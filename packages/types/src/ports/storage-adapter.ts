@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { ChecksumAlgorithmName } from '../checksum.js';
 
 /** Opaque location of an object's bytes in a store (a path, an S3 key, a column value). Never a raw PID. */
@@ -6,19 +6,31 @@ export type StorageKey = string;
 
 /**
  * What a StorageAdapter declares. A declared capability is an obligation: the testkit runs
- * its suite, and the core relies on it. Absent capabilities are emulated by the core where
- * safe (checksums computed while streaming) and otherwise refused with NotImplemented.
+ * its suite, and the core relies on it. Each flag says its default and what the core does
+ * when it is off.
  */
 export interface StorageCapabilities {
-  /** `write` and `delete` are implemented (managed mode). Default false: read-only, in place. */
+  /**
+   * `openTemp` and `delete` are implemented (managed mode). Default false: read-only, in
+   * place; the core refuses create, update and replicate with NotImplemented.
+   */
   write: boolean;
-  /** `delete` is implemented. */
+  /**
+   * `delete` is implemented. Off: the core still removes the catalogue entry of a deleted
+   * object and leaves its bytes where they are (a wrapped archive is never written).
+   */
   delete: boolean;
-  /** `list` is implemented (used by scans and sweeps, never on a request path). */
+  /** `list` is implemented. Off: the core cannot scan the store (wrap mode needs it). */
   list: boolean;
-  /** `read` honours `range`. When false the core streams from the start and skips. */
+  /**
+   * `read` honours `range`. Off: the core never passes a range; it reads from the start,
+   * skips to the range and stops after its last byte, so ranged GETs still work.
+   */
   range: boolean;
-  /** Algorithms whose digests `stat` returns without reading the bytes. */
+  /**
+   * Algorithms whose digests `stat` returns without reading the bytes. Empty: the core
+   * computes a digest from the bytes when it needs one, and caches it.
+   */
   nativeChecksums: readonly ChecksumAlgorithmName[];
 }
 
@@ -61,26 +73,53 @@ export interface StorageEntry {
   checksums?: Partial<Record<ChecksumAlgorithmName, string>>;
 }
 
-/** Bytes written to the store's temporary area, hashed as they flowed, not yet visible. */
+/**
+ * An upload the core received: bytes in the store's temporary area, counted and hashed by the
+ * core as they flowed, not yet visible. The core owns this state machine (commit once, abort
+ * idempotent and a no-op after commit, a key unique to the write); adapters only implement
+ * TempWrite.
+ */
 export interface PendingWrite {
   /** Bytes received. */
   readonly size: number;
   /** Hex digests (lower case) of every algorithm the node computes. */
   readonly checksums: Readonly<Record<ChecksumAlgorithmName, string>>;
-  /**
-   * Make the bytes durable under a new key derived from `name` (the PID; hashed, never used
-   * as a path as is). Each commit MUST produce a key no other write produced, so that a
-   * caller undoing its own write can never remove another's bytes. Durable on return
-   * (fsync or the backend's equivalent).
-   */
+  /** Make the bytes durable and visible under a key unique to this write; a second call returns the same key. */
   commit(name: string, options?: { signal?: AbortSignal }): Promise<StorageKey>;
-  /** Discard the bytes. Idempotent; never throws for an already discarded write; a no-op after commit. */
+  /** Discard the bytes. Idempotent; never throws; a no-op after commit. */
   abort(): Promise<void>;
 }
 
-export interface WriteOptions {
-  /** Fail with kind 'invalid' as soon as more than this many bytes arrive. */
-  maxBytes?: number;
+/**
+ * Bytes on their way into a store's temporary area (StorageAdapter.openTemp). The core
+ * hashes, counts and limits the bytes; the adapter only keeps them until `commit` or `abort`.
+ */
+export interface TempWrite {
+  /**
+   * Where the core writes the bytes, in order, honouring backpressure. The core ends it once
+   * every byte arrived: the sink MUST have made them durable in the temporary area (fsync or
+   * the backend's equivalent) before it emits 'finish'. On failure the core destroys it and
+   * then calls `abort`. Errors of the backend surface as AdapterErrors from the sink.
+   */
+  readonly sink: Writable;
+  /**
+   * Make the finished bytes durable under a new key derived from `name` (the PID: hashed or
+   * ignored, never used as a path as is) and from the write's `id` (openTemp), so that no
+   * other write can produce the same key and undoing one write never removes another's
+   * bytes. Durable on return. Called at most once at a time, only after the sink finished;
+   * may be called again after it failed.
+   */
+  commit(name: string, options?: { signal?: AbortSignal }): Promise<StorageKey>;
+  /** Remove the temporary bytes. Called at most once, never after a successful commit; may come before the sink finished. */
+  abort(): Promise<void>;
+}
+
+export interface OpenTempOptions {
+  /**
+   * A fresh identifier of this write (32 lower-case hex digits, unique: the core draws it at
+   * random). The key `commit` returns MUST contain it; the core checks that it does.
+   */
+  id: string;
   signal?: AbortSignal;
 }
 
@@ -98,18 +137,16 @@ export interface StorageAdapter {
   stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined>;
 
   /**
-   * A stream of the bytes at `key` (or of `range`), or undefined when absent.
-   * A range past the end throws kind 'invalid'.
+   * A stream of the bytes at `key` (or of `range`, which the core passes only when
+   * capabilities.range), or undefined when absent. A range past the end throws kind 'invalid'.
    */
   read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined>;
 
   /**
-   * Spool `source` to the temporary area, computing MD5, SHA-1 and SHA-256 while it flows,
-   * without buffering it whole. Nothing is visible until `commit`. If `source` errors or
-   * the signal aborts, the temporary bytes are removed and the error is rethrown.
+   * A temporary area for one upload; nothing written to it is visible until `commit`.
    * Required when capabilities.write.
    */
-  write?(source: AsyncIterable<Uint8Array>, options?: WriteOptions): Promise<PendingWrite>;
+  openTemp?(options: OpenTempOptions): Promise<TempWrite>;
 
   /** Remove the bytes at `key`. Absent keys are not an error. Required when capabilities.delete. */
   delete?(key: StorageKey, options?: { signal?: AbortSignal }): Promise<void>;

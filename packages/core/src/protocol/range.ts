@@ -1,0 +1,55 @@
+import { Transform, type TransformCallback } from 'node:stream';
+import { AdapterError, type ByteRange, type StorageAdapter, type StorageKey, type StorageReadResult } from '@memberkit/types';
+
+/**
+ * Read `range` of the bytes at `key`. A store that declares capabilities.range gets the range;
+ * one that does not is read from the start, the core skipping to the range and ending the
+ * stream (and closing the store's) after its last byte.
+ */
+export async function readBytes(storage: StorageAdapter, key: StorageKey, options: { range?: ByteRange; signal?: AbortSignal } = {}): Promise<StorageReadResult | undefined> {
+  const { range, signal } = options;
+  if (!range || storage.capabilities.range) return storage.read(key, options);
+  const whole = await storage.read(key, signal ? { signal } : {});
+  if (!whole) return undefined;
+  if (range.start >= whole.size || (range.end !== undefined && range.end < range.start)) {
+    whole.stream.destroy();
+    throw new AdapterError('invalid', `range ${range.start}-${range.end ?? ''} is outside an object of ${whole.size} bytes`);
+  }
+  const last = Math.min(range.end ?? whole.size - 1, whole.size - 1);
+  const length = last - range.start + 1;
+  return { stream: sliceBytes(whole.stream, range.start, length), length, size: whole.size };
+}
+
+/** `take` bytes of `source` after skipping `skip`; the source is destroyed once they are through. */
+function sliceBytes(source: NodeJS.ReadableStream & { destroy(error?: Error): unknown }, skip: number, take: number): Transform {
+  let toSkip = skip;
+  let left = take;
+  const out = new Transform({
+    transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback) {
+      let c = chunk;
+      if (toSkip > 0) {
+        const n = Math.min(toSkip, c.length);
+        toSkip -= n;
+        c = c.subarray(n);
+      }
+      if (left > 0 && c.length > 0) {
+        const piece = c.subarray(0, left);
+        left -= piece.length;
+        this.push(piece);
+      }
+      if (left === 0) {
+        this.push(null);
+        source.unpipe(out);
+        source.destroy();
+      }
+      callback();
+    },
+    flush(callback: TransformCallback) {
+      callback(left > 0 ? new AdapterError('internal', `the store ended ${left} bytes before the end of the range`) : null);
+    },
+  });
+  source.on('error', (e: Error) => out.destroy(e));
+  out.on('close', () => source.destroy());
+  source.pipe(out);
+  return out;
+}
