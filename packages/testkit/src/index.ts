@@ -15,3 +15,4 @@ export { bytesSource, generatedSource, patternBytes, digestsOf, digestStream, re
 export * from './node/index.js';
 export { startCoordinatingNodeStub, type CoordinatingNodeStub, type ReplicationReport } from './cn-stub.js';
 export { exercisePositionIndex, type PositionIndexParts } from './position-index.js';
+export * from './wrap-suite.js';
