@@ -4,9 +4,10 @@ import { expectAnyError } from './client.js';
 import { VERSIONS, type NodeSuiteContext } from './context.js';
 
 /**
- * Node suite group `errors`: unknown paths and wrong methods (DataONE error XML, status == errorCode), over HTTP for each of `versions`.
+ * Node suite group `errors`: unknown paths and wrong methods (DataONE error XML, status == errorCode),
+ * over HTTP; the paths cover v1, v2 and no version, so `versions` is not used.
  */
-export function registerErrorsTests(ctx: NodeSuiteContext, versions: readonly ApiVersion[] = VERSIONS): void {
+export function registerErrorsTests(ctx: NodeSuiteContext, _versions: readonly ApiVersion[] = VERSIONS): void {
   describe('unknown paths and wrong methods answer DataONE error XML', () => {
     it('404 NotFound error documents, status == errorCode', async () => {
       const cases: Array<[string, string]> = [
