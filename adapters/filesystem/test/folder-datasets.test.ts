@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ObjectRecord } from '@memberkit/types';
 import { DatasetMapStorage, readResourceMap } from '@memberkit/science';
-import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
-import { TreeScanner } from '../src/tree-scanner.js';
+import { createSqlCatalogue, SqlScanState, type SqlCatalogue } from '@memberkit/adapter-sql';
+import { WrapScanner } from '@memberkit/core';
 import { TreeStorageAdapter } from '../src/tree-storage.js';
 
 const EML = `<?xml version="1.0"?><eml:eml xmlns:eml="https://eml.ecoinformatics.org/eml-2.2.0" packageId="p" system="s"><dataset><title>Kelp</title></dataset></eml:eml>`;
@@ -14,21 +14,24 @@ const ISO = `<?xml version="1.0"?><gmd:MD_Metadata xmlns:gmd="http://www.isotc21
 
 let base: string;
 let root: string;
-let store: SqliteStore;
+let store: SqlCatalogue;
 let storage: DatasetMapStorage;
-let scanner: TreeScanner;
+let scanner: WrapScanner;
 
 beforeEach(async () => {
   base = await mkdtemp(join(tmpdir(), 'mk-datasets-'));
   root = join(base, 'tree');
   await mkdir(join(root, 'kelp'), { recursive: true });
-  store = openSqliteStore({ file: join(base, 'node.sqlite') });
+  store = createSqlCatalogue({ dialect: 'sqlite', connection: join(base, 'node.sqlite') });
   await store.open();
+  const state = new SqlScanState(store.store);
   const tree = new TreeStorageAdapter({ root });
-  storage = new DatasetMapStorage(tree, async () => store.database);
+  storage = new DatasetMapStorage(tree, () => state);
   await storage.open();
-  scanner = new TreeScanner({
-    storage: tree, catalogue: store.catalogue, stateDatabase: store.database, nodeId: 'urn:node:TEST',
+  scanner = new WrapScanner({
+    storage: tree, root: tree.root, catalogue: store.catalogue, state, nodeId: 'urn:node:TEST',
+    // The catalogue itself (this file tests the maps; the wrap suite tests events and notices).
+    writer: { commit: (c) => store.catalogue.apply(c.change) },
     rightsHolder: 'CN=owner', datasets: 'folders', flushIntervalMs: 0,
   });
 });
@@ -113,7 +116,8 @@ describe('folder datasets in the tree scanner', () => {
   });
 
   it('off by default', async () => {
-    const plain = new TreeScanner({ storage: storage.inner as TreeStorageAdapter, catalogue: store.catalogue, stateDatabase: store.database, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner' });
+    const inner = storage.inner as TreeStorageAdapter;
+    const plain = new WrapScanner({ storage: inner, root: inner.root, catalogue: store.catalogue, state: new SqlScanState(store.store), writer: { commit: (c) => store.catalogue.apply(c.change) }, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner' });
     await put('kelp/eml.xml', EML);
     await put('kelp/a.csv', 'a\n1\n');
     await plain.scan();
