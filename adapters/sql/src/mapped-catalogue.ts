@@ -23,7 +23,7 @@ import { SqlStore, type SqlStoreOptions } from './sql-store.js';
 import type { AppliedChange } from '@memberkit/types';
 import { recordChanges } from './change-feed.js';
 import { lockClock, saveClock } from './clock.js';
-import { checkSlice, epochMs } from '@memberkit/types';
+import { checkSlice, epochMs, OVERLAY_FIELDS, type OverlayField } from '@memberkit/types';
 import { readers } from './object-row.js';
 
 export interface MappedCatalogueOptions extends SqlStoreOptions {
@@ -43,16 +43,20 @@ export interface MappedCatalogueOptions extends SqlStoreOptions {
 }
 
 /**
- * System metadata fields a `replace` may change in mapping mode (stored in the overlay).
- * serialVersion and dateSysMetadataModified change with every replace.
+ * System metadata fields a `replace` may change in mapping mode (stored in the overlay): the
+ * contract's list for capabilities.overlay. serialVersion and dateSysMetadataModified change
+ * with every replace.
  */
-export const OVERLAY_FIELDS = [
-  'accessPolicy', 'replicationPolicy', 'archived', 'replica', 'rightsHolder', 'mediaType', 'fileName',
-  'originMemberNode', 'authoritativeMemberNode',
-] as const;
+export { OVERLAY_FIELDS };
+
+type ArchiveField = Exclude<keyof StoredSystemMetadata, OverlayField | 'serialVersion' | 'dateSysMetadataModified'>;
+/** Every field that is not an overlay field (a missing or extra one is a compile error). */
+const ARCHIVE: Record<ArchiveField, true> = {
+  identifier: true, formatId: true, size: true, checksum: true, seriesId: true, obsoletes: true, obsoletedBy: true, dateUploaded: true, submitter: true,
+};
 
 /** Fields that come from the archive only: a replace that changes one is 'unsupported'. */
-export const ARCHIVE_FIELDS = ['identifier', 'formatId', 'size', 'checksum', 'seriesId', 'obsoletes', 'obsoletedBy', 'dateUploaded', 'submitter'] as const;
+export const ARCHIVE_FIELDS = Object.keys(ARCHIVE) as ArchiveField[];
 
 interface OverlayColumns {
   ov_serial: unknown;
@@ -118,12 +122,14 @@ export function createMappedCatalogue(options: MappedCatalogueOptions): MappedCa
 /**
  * MetadataAdapter over a legacy catalogue declared by an `SqlMapping`.
  *
- * - Read-only toward the legacy source: `capabilities.write` is false; `apply` refuses
- *   insert and remove with 'unsupported'. It implements `replace` for the OVERLAY_FIELDS
+ * - Read-only toward the legacy source: `capabilities.write` is false and
+ *   `capabilities.overlay` true; `apply` refuses insert and remove with 'unsupported'. It
+ *   implements `replace` for the OVERLAY_FIELDS
  *   (access policy, replication policy, archived, replicas, rightsHolder, mediaType,
  *   fileName, origin/authoritative node), with compare-and-set on serialVersion ('conflict'),
  *   'not-found' for unknown PIDs, and 'unsupported' when an ARCHIVE_FIELDS value or
- *   isReplica would change. The core's own overlay logic may use it.
+ *   isReplica would change. The core allows archive, updateSystemMetadata of overlay fields
+ *   and the CN's refresh on it.
  * - serialVersion is 1 until the overlay bumps it. dateSysMetadataModified is the later of
  *   the mapped modified column and the last overlay change.
  * - Listing filters and sorts in SQL on the source (fromDate/toDate on the mapped modified
@@ -133,7 +139,8 @@ export function createMappedCatalogue(options: MappedCatalogueOptions): MappedCa
  * - Every mapped object is an original (isReplica false).
  */
 export class SqlMappedCatalogue implements MetadataAdapter {
-  readonly capabilities: MetadataCapabilities = { write: false };
+  /** Read-only toward the archive; replaces of overlay fields are kept in the overlay. */
+  readonly capabilities: MetadataCapabilities = { write: false, overlay: true };
   readonly #format: FormatTranslation;
   readonly #algorithm: ChecksumAlgorithmName;
 

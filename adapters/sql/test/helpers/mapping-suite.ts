@@ -180,6 +180,42 @@ export function runMappingSuite(dialect: SqlDialectName): void {
       expect(await c.identifierUse('ds-300.v1/map.png')).toBe('pid');
       expect(await c.identifierUse('nope')).toBeUndefined();
     });
+
+    it('capabilities.overlay: the core allows archive and updateSystemMetadata of overlay fields, and nothing else', async () => {
+      const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+      // archive (a replace of an overlay field) is served on the read-only archive
+      const archived = await fetch(`${base}/v2/archive/${enc('ds-100.v3/readme.txt')}`, { method: 'PUT', headers: auth });
+      expect(archived.status, await archived.clone().text()).toBe(200);
+      const after = await meta('ds-100.v3/readme.txt');
+      expect(after.archived).toBe(true);
+      expect(after.serialVersion).toBe(2);
+      // updateSystemMetadata of the access policy and rights holder
+      const update = async (sm: typeof after) => {
+        const form = new FormData();
+        form.append('pid', sm.identifier);
+        form.append('sysmeta', new Blob([SystemMetadataCodec.encode(sm, 'v2')]), 'sysmeta.xml');
+        return fetch(`${base}/v2/meta`, { method: 'PUT', headers: auth, body: form });
+      };
+      const v1 = await meta('ds-100.v1/obs.csv');
+      const changed = await update({ ...v1, rightsHolder: 'CN=new-owner', accessPolicy: { allow: [{ subject: ['CN=friend'], permission: ['read'] }] } });
+      expect(changed.status, await changed.clone().text()).toBe(200);
+      const v1After = await meta('ds-100.v1/obs.csv');
+      expect(v1After.rightsHolder).toBe('CN=new-owner');
+      expect(v1After.serialVersion).toBe(v1.serialVersion! + 1);
+      expect(v1After.dateSysMetadataModified!.getTime()).toBeGreaterThan(v1.dateSysMetadataModified!.getTime());
+      // a field the legacy catalogue owns cannot change through the node
+      const refused = await update({ ...v1After, formatId: 'text/plain' });
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('formatId');
+      expect((await meta('ds-100.v1/obs.csv')).formatId).toBe('text/csv');
+      // create and delete need capabilities.write
+      const form = new FormData();
+      form.append('pid', 'new-object');
+      form.append('object', new Blob(['x']), 'object');
+      form.append('sysmeta', new Blob(['<x/>']), 'sysmeta.xml');
+      expect((await fetch(`${base}/v2/object`, { method: 'POST', headers: auth, body: form })).status).toBe(501);
+      expect((await fetch(`${base}/v2/object/${enc('ds-100.v1/obs.csv')}`, { method: 'DELETE', headers: auth })).status).toBe(501);
+    });
   });
 
   it(`mapping mode on ${dialect}: obsolescence from a predecessor column`, async () => {
