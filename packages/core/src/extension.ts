@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { ApiVersion, MetadataAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
+import type { ApiVersion, FeedEntry, MetadataAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
 import type { Operation } from './errors.js';
 import type { CallContext } from './session.js';
 import type { QueryParams } from './http/params.js';
@@ -43,7 +43,7 @@ export interface NodeExtension {
   close?(): Promise<void>;
   /** Register routes on the version's sub-app (paths relative to `/vN`). */
   routes?(app: Hono, version: ApiVersion, kit: ExtensionKit): void;
-  /** Called after each change the node commits (never for changes made by other processes or scanners). */
+  /** Called after each change this process commits; other processes' changes come from the change feed (ChangeFollower). */
   onChange?(change: ObjectChange): void | Promise<void>;
 }
 
@@ -61,6 +61,67 @@ export class ChangeNotifier {
       } catch (err) {
         this.logger.error({ err, pid: change.pid, kind: change.kind }, 'change listener failed');
       }
+    }
+  }
+}
+
+/**
+ * Follows the catalogue's change feed (MetadataAdapter.changesSince/changeHead) for a consumer
+ * that keeps derived state (a query index, a cache): every change of every process, in commit
+ * order. `catchUp` reads the head (one cheap query) and hands the entries after the consumer's
+ * position to it; call it before answering a request that must reflect every committed change
+ * (an object made private elsewhere is then refused at once). Runs are serialized, so a caller
+ * always waits for a run that started after it asked.
+ */
+export class ChangeFollower {
+  private position: number | undefined;
+  private last: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly metadata: MetadataAdapter,
+    private readonly apply: (entries: FeedEntry[], head: number) => Promise<void>,
+    private readonly pageSize = 500,
+  ) {}
+
+  /** True when the catalogue has a change feed. */
+  get available(): boolean {
+    return !!(this.metadata.changesSince && this.metadata.changeHead);
+  }
+
+  /** The position handled so far (undefined before `begin`). */
+  get at(): number | undefined {
+    return this.position;
+  }
+
+  /** Start after `from` (a persisted position), or at the head now; returns the position. */
+  async begin(from?: number): Promise<number> {
+    this.position = from ?? (await this.metadata.changeHead!());
+    return this.position;
+  }
+
+  /** Hand every change committed up to now to the consumer. A no-op before `begin` or without a feed. */
+  catchUp(): Promise<void> {
+    const run = this.last.then(() => this.run());
+    this.last = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves when the runs asked for so far have ended (shutdown). */
+  idle(): Promise<void> {
+    return this.last;
+  }
+
+  private async run(): Promise<void> {
+    if (!this.available || this.position === undefined) return;
+    const head = await this.metadata.changeHead!();
+    while (this.position < head) {
+      const page = await this.metadata.changesSince!(this.position, this.pageSize);
+      if (page.entries.length === 0) {
+        this.position = Math.max(this.position, Math.min(head, page.head));
+        break;
+      }
+      await this.apply(page.entries, page.head);
+      this.position = page.entries.at(-1)!.seq;
     }
   }
 }

@@ -165,6 +165,8 @@ export function createQueryExtension(options: QueryExtensionOptions = {}): Query
         const engine = parts && engines.get(parts.engine);
         if (!parts || !engine) throw fail('MNQuery.query', 'NotFound', `no query engine named '${parts?.engine ?? ''}' on this node (see listQueryEngines: ${[...engines.keys()].join(', ')})`);
         const readableBy = kit.access.listingFilter(ctx.session);
+        // Every change committed so far, by any process, is in the index before it answers.
+        await indexer?.catchUp();
         try {
           const params: QueryParamList = [...engineParams(parts.rest), ...(c.req.method === 'POST' ? await formParams(c, maxBodyBytes) : [])];
           const r = await engine.query(params, { ...(readableBy ? { readableBy } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) });

@@ -1,12 +1,16 @@
 import type { Readable } from 'node:stream';
-import type { Logger, ObjectChange } from '@memberkit/core';
+import { ChangeFollower, type Logger, type ObjectChange } from '@memberkit/core';
+import type { FeedEntry } from '@memberkit/types';
 import type { MetadataAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
 import { isResourceMapFormat, isScienceMetadataFormat, sharedSciencePool, type ResourceMap, type ScienceMetadata, type SciencePool } from '@memberkit/science';
 import { buildDocument, resourceMapRelations } from './document.js';
 import type { SearchIndex } from './types.js';
 
 export interface IndexerOptions {
-  /** How often the follow loop looks for catalogue changes made by others (ms). 0 disables. Default 5000. */
+  /**
+   * How often the follow loop looks for catalogue changes made by others (ms), besides the
+   * catch-up before each query. 0 disables. Default 1000 with a change feed, 5000 without.
+   */
   followIntervalMs?: number;
   /** How often index entries are checked against the catalogue for deletions (ms). 0 disables. Default 10 min. */
   reconcileIntervalMs?: number;
@@ -19,6 +23,8 @@ export interface IndexerOptions {
 }
 
 const WATERMARK = 'watermark';
+/** State key of the change-feed position the index reflects. */
+const FEED = 'feed';
 /** State key of an object whose content is not indexed: JSON {checksum, serialVersion, reason}. */
 const NOT_INDEXED = 'notIndexed:';
 
@@ -55,8 +61,10 @@ async function readAll(stream: Readable, max: number): Promise<Uint8Array | unde
  *   answers (a create is found by its fields, an access change applies, at once); the content
  *   of science metadata and resource maps is parsed afterwards, off the request path, in the
  *   SciencePool's worker threads, and the document re-indexed with it (see `settled`);
- * - the follow loop: catalogue records whose dateSysMetadataModified is at or after the
- *   stored watermark (changes by scanners and other processes), paged by date;
+ * - the change feed (ChangeFollower): every change of every process and scanner, in commit
+ *   order, from the position stored in the index; `catchUp` before each query applies what
+ *   was committed elsewhere (an object made private on another process is refused at once).
+ *   A catalogue without a feed (a mapped legacy catalogue) is followed by date instead;
  * - reconciliation: indexed PIDs the catalogue no longer has are removed (deletes made elsewhere).
  * Every write re-reads the current record under a per-indexer lock, so a late writer never
  * puts an older version back. Nothing is parsed on the main thread.
@@ -82,6 +90,8 @@ export class CatalogueIndexer {
   private background: Promise<void> | undefined;
   private stopped = false;
   private readonly pool: SciencePool;
+  private readonly feed: ChangeFollower;
+  private started: Promise<void> | undefined;
 
   constructor(
     private readonly index: SearchIndex,
@@ -89,6 +99,27 @@ export class CatalogueIndexer {
     private readonly options: IndexerOptions = {},
   ) {
     this.pool = options.pool ?? sharedSciencePool();
+    this.feed = new ChangeFollower(deps.metadata, (entries) => this.applyFeed(entries), options.pageSize ?? 500);
+  }
+
+  /** Index the feed's entries in order and store the position reached. */
+  private async applyFeed(entries: FeedEntry[]): Promise<void> {
+    for (const e of entries) {
+      if (this.stopped) return;
+      // A re-created object starts again at serialVersion 1: index it even if a version 1 was indexed.
+      await this.refresh(e.pid, e.kind === 'insert');
+    }
+    await this.index.setState(FEED, String(entries.at(-1)!.seq));
+  }
+
+  /**
+   * Apply every change committed so far, by any process (one cheap query when there is none):
+   * called before each query. Without a change feed, a no-op.
+   */
+  async catchUp(): Promise<void> {
+    if (!this.feed.available) return;
+    await this.started;
+    await this.feed.catchUp();
   }
 
   /** Run `fn` after every write queued before it. */
@@ -287,12 +318,37 @@ export class CatalogueIndexer {
     const obsoletes = change.record?.sysmeta.obsoletes;
     if (change.kind === 'update' && obsoletes) await this.write(obsoletes, true);
   }
-  /** One pass of the follow loop; the number of records looked at. */
+  /** One pass of the follow loop (the change feed, or dates without one); the number of records looked at. */
   follow(): Promise<number> {
+    if (this.feed.available) {
+      const before = this.feed.at ?? 0;
+      return this.catchUp().then(() => (this.feed.at ?? before) - before);
+    }
     this.following ??= this.followPass().finally(() => {
       this.following = undefined;
     });
     return this.following;
+  }
+
+  /**
+   * With a change feed: continue from the stored position; an index that has none (new, or
+   * built before the feed existed) takes the head first, then indexes every record once.
+   */
+  private async startFeed(): Promise<void> {
+    const stored = await this.index.state(FEED);
+    if (stored && /^\d+$/.test(stored)) {
+      await this.feed.begin(Number(stored));
+      return;
+    }
+    const head = await this.feed.begin();
+    const size = this.options.pageSize ?? 500;
+    for (let start = 0; !this.stopped; start += size) {
+      const page = await this.deps.metadata.list({ start, count: size });
+      for (const record of page.items) await this.refresh(record.sysmeta.identifier);
+      if (page.items.length < size) break;
+      await yieldToEventLoop();
+    }
+    await this.index.setState(FEED, String(head));
   }
 
   private async followPass(): Promise<number> {
@@ -354,10 +410,14 @@ export class CatalogueIndexer {
 
   /** Start the follow loop (a first pass now: catch up with the catalogue) and reconciliation. */
   start(): void {
-    const follow = this.options.followIntervalMs ?? 5000;
+    const withFeed = this.feed.available;
+    const follow = this.options.followIntervalMs ?? (withFeed ? 1000 : 5000);
     const reconcile = this.options.reconcileIntervalMs ?? 600_000;
     const guard = (what: string, p: Promise<unknown>) => p.catch((err) => this.deps.logger.error({ err }, `query index: ${what} failed`));
-    void guard('catch-up', this.follow());
+    if (withFeed) {
+      this.started = this.startFeed();
+      void guard('catch-up', this.started.then(() => this.feed.catchUp()));
+    } else void guard('catch-up', this.follow());
     if (follow > 0) this.timers.push(setInterval(() => void guard('follow', this.follow()), follow).unref());
     if (reconcile > 0) this.timers.push(setInterval(() => void guard('reconcile', this.reconcile()), reconcile).unref());
   }
@@ -367,7 +427,7 @@ export class CatalogueIndexer {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    await Promise.allSettled([this.following, this.reconciling, this.background, this.chain]);
+    await Promise.allSettled([this.started, this.feed.idle(), this.following, this.reconciling, this.background, this.chain]);
   }
 }
 
