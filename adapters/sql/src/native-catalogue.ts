@@ -82,8 +82,11 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   }
 
   async get(pid: string): Promise<ObjectRecord | undefined> {
-    const { rows } = await this.#query('get object', (db) => sql<RecordRow>`SELECT sysmeta, storage_key, is_replica FROM mk_objects WHERE pid = ${pid}`.execute(db));
-    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    // Decoding inside #query: an unreadable stored record is 'internal' with its cause.
+    return this.#query('get object', async (db) => {
+      const { rows } = await sql<RecordRow>`SELECT sysmeta, storage_key, is_replica FROM mk_objects WHERE pid = ${pid}`.execute(db);
+      return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    });
   }
 
   /** Every object whose seriesId is `sid`, ordered by dateUploaded then PID. */

@@ -67,11 +67,23 @@ export class SqlStore {
       } catch (e) {
         this.#opened = 0;
         await handle.destroy().catch(() => undefined);
-        throw toAdapterError(e, `open ${this.options.dialect} database`);
+        throw toAdapterError(e, `open ${this.options.dialect} database${this.#sqliteFile() ? ` ${this.#sqliteFile()}` : ''}`);
       }
       this.#handle = handle;
     })();
     return this.#opening;
+  }
+
+  /** True between the first open() and the last close(). */
+  get isOpen(): boolean {
+    return this.#handle !== undefined;
+  }
+
+  /** The SQLite file, named in open errors (a file in a missing folder is a configuration error). */
+  #sqliteFile(): string | undefined {
+    const c = this.options.connection;
+    if (this.options.dialect !== 'sqlite') return undefined;
+    return typeof c === 'string' ? c.replace(/^sqlite:(\/\/)?/, '') : (c as { file?: string }).file;
   }
 
   async close(): Promise<void> {

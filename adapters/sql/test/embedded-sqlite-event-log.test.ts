@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AdapterError, type AdapterErrorKind, type EventQuery, type EventRecord, type ObjectRecord, type StoredEvent } from '@memberkit/types';
-import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
+import { openEmbeddedStore as openSqliteStore, type EmbeddedStore as SqliteStore } from './helpers/embedded-store.js';
 import { prefixUpperBound } from '@memberkit/types';
 
 let dir: string;
@@ -317,7 +317,7 @@ describe('SqliteEventLog across connections (second process view)', () => {
     const store = await openStore();
     await store.eventLog.append([event('x'), event('y')]);
     const before = (await store.eventLog.query(q())).entries.map((e) => Number(e.entryId));
-    store.database.exec('DELETE FROM events');
+    store.database.exec('DELETE FROM mk_events');
     await store.eventLog.append([event('z')]);
     const after = (await store.eventLog.query(q())).entries.map((e) => Number(e.entryId));
     expect(after[0]).toBeGreaterThan(Math.max(...before));
