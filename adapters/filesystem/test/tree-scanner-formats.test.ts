@@ -1,4 +1,5 @@
-// The tree scanner's formats (#18): identified from a file's first bytes once per file
+// Formats of a wrapped tree (#18), scanned by the core WrapScanner with its scan state on the
+// SQL store: identified from a file's first bytes once per file
 // version (the result kept with the checksum cache, no read on an unchanged file), read only
 // when the name does not settle the format; a node upgraded from name-based formats corrects
 // the formats its scanner had set (WaterML for every .xml) from the heads alone, and keeps an
@@ -8,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AdapterError, type ByteRange, type ChecksumAlgorithmName, type StorageReadResult } from '@memberkit/types';
-import { openSqliteStore, type SqliteStore } from '../src/sqlite/index.js';
-import { TreeScanner, type TreeScannerOptions } from '../src/tree-scanner.js';
+import { createSqlCatalogue, SqlScanState, type SqlCatalogue } from '@memberkit/adapter-sql';
+import { WrapScanner, type WrapScannerOptions } from '@memberkit/core';
 import { TreeStorageAdapter } from '../src/tree-storage.js';
 
 class CountingTree extends TreeStorageAdapter {
@@ -19,7 +20,7 @@ class CountingTree extends TreeStorageAdapter {
     this.heads.push(key);
     return super.read(key, options);
   }
-  override async digest(key: string, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal }) {
+  override async digest(key: string, algorithm: ChecksumAlgorithmName, options?: Parameters<TreeStorageAdapter['digest']>[2]) {
     this.digests.push(key);
     return super.digest(key, algorithm, options);
   }
@@ -31,25 +32,33 @@ const WATERML_1 = 'http://www.cuahsi.org/waterML/1.0/';
 
 let base: string;
 let root: string;
-let store: SqliteStore;
+let store: SqlCatalogue;
+let state: SqlScanState;
 let tree: CountingTree;
 
 beforeEach(async () => {
   base = await mkdtemp(join(tmpdir(), 'mk-scan-formats-'));
   root = join(base, 'tree');
   await mkdir(join(root, 'meta'), { recursive: true });
-  store = openSqliteStore({ file: join(base, 'node.sqlite') });
+  store = createSqlCatalogue({ dialect: 'sqlite', connection: join(base, 'node.sqlite') });
   await store.open();
+  state = new SqlScanState(store.store);
   tree = new CountingTree({ root });
   await tree.open();
 });
 afterEach(async () => {
+  await tree.close();
   await store.close();
   await rm(base, { recursive: true, force: true });
 });
 
-function scanner(extra: Partial<TreeScannerOptions> = {}): TreeScanner {
-  return new TreeScanner({ storage: tree, catalogue: store.catalogue, stateDatabase: store.database, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner', ...extra });
+function scanner(extra: Partial<WrapScannerOptions> = {}): WrapScanner {
+  return new WrapScanner({
+    storage: tree, root: tree.root, catalogue: store.catalogue, state, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner',
+    // The catalogue itself (this file tests formats; the wrap suite tests events and notices).
+    writer: { commit: (c) => store.catalogue.apply(c.change) },
+    ...extra,
+  });
 }
 const formatOf = async (pid: string) => (await store.catalogue.get(pid))?.sysmeta;
 
@@ -77,7 +86,10 @@ it('after an upgrade, corrects the formats its scanner had set from the heads, k
   expect(await scanner().scan()).toMatchObject({ added: 3 });
   // As an earlier version left them: no format in the cache, WaterML 1.0 for every .xml, and
   // an administrator who had set the ISO record's format by hand.
-  store.database.exec('UPDATE wrap_files SET format = NULL');
+  const rows = await state.page(tree.root, '', 100);
+  expect(rows).toHaveLength(3);
+  await state.put(tree.root, rows.map((r) => ({ ...r, format: null })));
+  expect([...(await state.getMany(tree.root, ['meta/eml.xml'])).values()][0]?.format).toBeNull();
   for (const [pid, formatId] of [['meta/eml.xml', WATERML_1], ['meta/iso.xml', 'http://www.isotc211.org/2005/gmd-noaa']] as const) {
     const r = (await store.catalogue.get(pid))!;
     await store.catalogue.apply!({ replace: [{ pid, expectedSerialVersion: r.sysmeta.serialVersion, sysmeta: { ...r.sysmeta, formatId, serialVersion: r.sysmeta.serialVersion + 1 } }] });
