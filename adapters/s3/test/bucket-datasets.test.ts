@@ -1,4 +1,5 @@
-// Datasets from folders over a wrapped bucket (s3rver on loopback, the SQLite catalogue): a key
+// Datasets from folders over a wrapped bucket (s3rver on loopback, the SQL catalogue on SQLite,
+// the core WrapScanner): a key
 // "folder" with one EML document and CSV objects gets a generated resource map served exactly
 // by DatasetMapStorage; a new CSV publishes the next version obsoleting the first.
 import { createHash, randomBytes } from 'node:crypto';
@@ -7,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { openSqliteStore, type SqliteStore } from '@memberkit/adapter-filesystem';
+import { createSqlCatalogue, SqlScanState, type SqlCatalogue } from '@memberkit/adapter-sql';
+import { WrapScanner } from '@memberkit/core';
 import { DatasetMapStorage, readResourceMap } from '@memberkit/science';
-import { S3BucketScanner, S3BucketStorageAdapter } from '../src/index.js';
+import { S3BucketStorageAdapter } from '../src/index.js';
 import { startS3rver, type S3rverProcess } from './support/s3rver.js';
 
 const EML = `<?xml version="1.0"?><eml:eml xmlns:eml="https://eml.ecoinformatics.org/eml-2.2.0" packageId="p" system="s"><dataset><title>Kelp</title></dataset></eml:eml>`;
@@ -21,15 +23,17 @@ afterAll(async () => {
 });
 
 let dir: string;
-let store: SqliteStore;
+let store: SqlCatalogue;
+let state: SqlScanState;
 let client: S3Client;
 let prefix: string;
 let bucket: S3BucketStorageAdapter;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mk-s3datasets-'));
-  store = openSqliteStore({ file: join(dir, 'node.sqlite') });
+  store = createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'node.sqlite') });
   await store.open();
+  state = new SqlScanState(store.store);
   client = (await s3()).client();
   prefix = `datasets-${randomBytes(6).toString('hex')}/`;
   bucket = new S3BucketStorageAdapter({ ...(await s3()).connection, bucket: 'bucket', prefix });
@@ -43,14 +47,22 @@ afterEach(async () => {
 
 const put = (key: string, body: string) => client.send(new PutObjectCommand({ Bucket: 'bucket', Key: prefix + key, Body: body }));
 
-describe('S3BucketScanner with datasets "folders"', () => {
+describe('WrapScanner over a bucket with datasets "folders"', () => {
   it('publishes a map per dataset folder, served exactly, and versions it when the folder changes', async () => {
     await put('kelp/eml.xml', EML);
     await put('kelp/a.csv', 'a\n1\n');
     await put('loose/b.csv', 'b\n');
-    const storage = new DatasetMapStorage(bucket, async () => store.database);
-    const scanner = new S3BucketScanner({ storage: bucket, catalogue: store.catalogue, stateDatabase: store.database, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner', datasets: 'folders' });
-    expect((await scanner.scan()).added).toBe(4); // three objects and one map
+    const storage = new DatasetMapStorage(bucket, () => state);
+    const scanner = new WrapScanner({
+      storage: bucket, root: bucket.root, catalogue: store.catalogue, state, nodeId: 'urn:node:TEST', rightsHolder: 'CN=owner', datasets: 'folders',
+      // MD5, as S3 wrap recommends: the single-part ETags are the checksums, no object is read.
+      checksumAlgorithm: 'MD5', flushIntervalMs: 0,
+      // The catalogue itself (this file tests the maps; the wrap suite tests events and notices).
+      writer: { commit: (c) => store.catalogue.apply(c.change) },
+    });
+    const first = await scanner.scan();
+    expect(first.added).toBe(4); // three objects and one map
+    expect(first.fromNative).toBe(3);
     const v1 = (await store.catalogue.get('kelp/.dataset-map.v1'))!;
     const read = await storage.read(v1.storageKey);
     const chunks: Buffer[] = [];
