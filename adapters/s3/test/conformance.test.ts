@@ -1,7 +1,7 @@
 // The shared StorageAdapter conformance suite (@memberkit/testkit) against the S3 adapter's
 // stores, on a real S3-protocol server (s3rver) on loopback: managed storage and read-only
 // bucket storage (wrap mode). Each test gets its own prefix in one bucket. Adapter-specific
-// cases live in storage.test.ts and bucket-scanner.test.ts.
+// cases live in storage.test.ts; wrap scans of a bucket in test/wrap-suite-bucket.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
 import { PutObjectCommand } from '@aws-sdk/client-s3';

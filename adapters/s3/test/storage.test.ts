@@ -156,7 +156,7 @@ describe('ETag rules (native MD5)', () => {
 
   // Not testable end to end here: s3rver gives every object, multipart ones too, the plain MD5
   // of its bytes as ETag. Real S3 gives multipart objects `<hex>-<parts>`, which md5FromEtag
-  // refuses (above); the scanner then reads the bytes (bucket-scanner.test.ts, SHA-1 case).
+  // refuses (above); the wrap scanner then reads the bytes (as with SHA-1: test/wrap-suite-bucket.test.ts).
 });
 
 describe('S3 bucket storage (wrap mode)', () => {
