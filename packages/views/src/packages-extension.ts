@@ -76,6 +76,7 @@ export function createPackagesExtension(options: PackagesOptions = {}): NodeExte
             throw fail(op, 'InvalidRequest', `'${mapRecord.sysmeta.identifier}' is not a resource map (its format is ${mapRecord.sysmeta.formatId}); getPackage needs the identifier of an OAI-ORE resource map`, { pid: id });
           }
           const s = services ?? scienceServices(kit);
+          await s.catchUp();
           const model = await s.packageModel(mapRecord);
           if (!model) throw fail(op, 'InvalidRequest', `the resource map '${mapRecord.sysmeta.identifier}' could not be read as OAI-ORE RDF/XML`, { pid: id });
           const plan = planBag(ctx, kit, model, packageType.bagitVersion);

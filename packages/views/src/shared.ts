@@ -1,4 +1,4 @@
-import type { ExtensionKit, ObjectChange } from '@memberkit/core';
+import { ChangeFollower, type ExtensionKit, type ObjectChange } from '@memberkit/core';
 import type { MetadataAdapter, ObjectRecord } from '@memberkit/types';
 import { isResourceMapFormat, ScienceCache, type ResourceMap, type ScienceObjectRef } from '@memberkit/science';
 import { buildPackageModel, type PackageModel } from './package-model.js';
@@ -96,6 +96,11 @@ export interface ScienceServices {
   views: ViewCache<{ body: string | Uint8Array; mediaType: string }>;
   /** Forget what was computed from `pid` (a change this process made). */
   invalidate(change: ObjectChange): Promise<void>;
+  /**
+   * Forget what every change committed so far by any process (the catalogue's change feed)
+   * was computed from; one cheap query when nothing changed. Call before serving from the caches.
+   */
+  catchUp(): Promise<void>;
 }
 
 // One cache and one index per node (keyed by its catalogue), shared by MNView and MNPackage.
@@ -118,6 +123,15 @@ export function scienceServices(kit: ExtensionKit, options: { science?: ScienceC
     // Packages: a few large models; views: many small pages. Both expire for other processes' changes.
     const models = new ViewCache<Promise<PackageModel | undefined>>({ maxEntries: 64, maxBytes: 64, ttlMs: 5 * 60_000 });
     const views = new ViewCache<{ body: string | Uint8Array; mediaType: string }>({ maxEntries: 500, maxBytes: 64 * 1024 * 1024, ttlMs: 60_000 });
+    // Changes of other processes and scanners: the change feed, from the head at start (the caches start empty).
+    const feed = new ChangeFollower(kit.metadata, async (entries) => {
+      for (const e of entries) {
+        const record = e.kind === 'remove' ? undefined : await kit.metadata.get(e.pid);
+        await s!.invalidate({ kind: record ? 'update' : 'delete', pid: e.pid, ...(record ? { record } : {}) });
+      }
+    });
+    const feedStarted = feed.available ? feed.begin().then(() => undefined) : Promise.resolve();
+    feedStarted.catch((err: unknown) => kit.logger.error({ err }, 'views: could not read the change feed'));
     s = {
       science,
       packages,
@@ -139,6 +153,10 @@ export function scienceServices(kit: ExtensionKit, options: { science?: ScienceC
           () => models.delete(key),
         );
         return value;
+      },
+      async catchUp() {
+        await feedStarted;
+        await feed.catchUp();
       },
       async invalidate(change) {
         // MNView and MNPackage both forward each change: act once.

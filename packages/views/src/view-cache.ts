@@ -1,7 +1,8 @@
 /**
  * A bounded least-recently-used cache whose entries name the objects they were computed from,
- * so a change to any of them (this process's change notifications) drops the entry; entries
- * also expire after `ttlMs`, for changes made by other processes (scanners, wrap mode).
+ * so a change to any of them drops the entry: this process's change notifications, and every
+ * other process's and scanner's changes from the catalogue's change feed (ScienceServices.catchUp,
+ * run before each request). Entries also expire after `ttlMs` (a catalogue without a feed).
  * Bounded by entry count and by the sum of entry sizes.
  */
 export interface ViewCacheOptions {

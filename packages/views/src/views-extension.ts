@@ -91,8 +91,11 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
         if (id === '') throw fail('MNView.view', 'InvalidRequest', 'an identifier is required: GET /views/{theme}/{id}');
         const theme = themes.get(c.req.param('theme') ?? '') ?? fallback;
         // Access control as for get (v2: PID or SID).
-        const record = await kit.objects.authorized(ctx, 'MNView.view', id, 'read');
         const s = services ?? scienceServices(kit);
+        // Caches reflect every change committed so far by any process (a deleted and re-created
+        // object's old page is never served) before the record is read and access checked.
+        await s.catchUp();
+        const record = await kit.objects.authorized(ctx, 'MNView.view', id, 'read');
         const api = apiBase(c, version, configuredBase());
         const node = await nodeInfo();
         const cn = typeof options.federation === 'function' ? options.federation() : options.federation;
