@@ -12,7 +12,7 @@ export { registerIdentifiersTests } from './identifiers.js';
 export { registerUpdateSystemMetadataTests } from './update-sysmeta.js';
 export { registerErrorsTests } from './errors.js';
 export {
-  NodeClient, expectError, expectAnyError, expectDocument, expectIdentifierDocument, expectStatus,
+  NodeClient, expectError, expectAnyError, expectDocument, expectIdentifierDocument, expectStatus, attr, child, childText, children,
   TYPES_V1, TYPES_V2, SUITE_USER_AGENT, type Caller, type NodeResponse, type RequestOptions,
 } from './client.js';
 export { multipartBody, multipartFormData, createParts, updateParts, type MultipartPart, type MultipartBody } from './multipart.js';
