@@ -13,18 +13,28 @@ import type { SqlStore } from './sql-store.js';
  * values do not follow commit order on PostgreSQL).
  */
 export class ClockTick {
+  /** Every stamp of this transaction is after every stamp of the transactions committed before it. */
+  private readonly floorMs: number;
+
   constructor(
     private lastMs: number,
     private seq: number,
     /** Store proposed dates as given (SqlCatalogueOptions.clock 'proposed'); the feed is still numbered. */
     private readonly asProposed = false,
-  ) {}
+  ) {
+    this.floorMs = lastMs + 1;
+  }
 
-  /** The dateSysMetadataModified to store (epoch ms) for a proposed one. */
+  /**
+   * The dateSysMetadataModified to store (epoch ms) for a proposed one. Records of one change
+   * proposed at one instant share one stamp (an update's new object and the version it
+   * obsoletes carry the same date): the floor is per transaction, not per record, so a batch of
+   * thousands of records does not push the clock ahead of real time.
+   */
   stamp(proposedMs: number, previousMs?: number): number {
     if (this.asProposed) return proposedMs;
-    const t = Math.max(proposedMs, this.lastMs + 1, previousMs === undefined ? -Infinity : previousMs + 1);
-    this.lastMs = t;
+    const t = Math.max(proposedMs, this.floorMs, previousMs === undefined ? -Infinity : previousMs + 1);
+    this.lastMs = Math.max(this.lastMs, t);
     return t;
   }
 
