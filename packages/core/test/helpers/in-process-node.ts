@@ -75,10 +75,10 @@ export async function startInProcessNode(): Promise<InProcessNode> {
     const as = options.as ?? 'public';
     if (typeof as === 'object') headers.Authorization = as.authorization;
     else if (as !== 'public') headers.Authorization = `Bearer ${tokens[as]}`;
-    let body: BodyInit | undefined;
+    let body: Blob | undefined;
     if (options.multipart) {
       const mp = multipartBody(options.multipart);
-      body = mp.body as BodyInit;
+      body = mp.body;
       headers['Content-Type'] = mp.contentType;
     }
     const res = await node.app.request(`${BASE}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
