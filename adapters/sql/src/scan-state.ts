@@ -138,14 +138,15 @@ export class SqlScanState implements ScanStateStore {
 
   async tryAcquire(root: string, holder: string, ttlMs: number): Promise<boolean> {
     const id = rootId(root);
+    const d = this.store.dialect;
+    const keep = sql.raw(d.upsert(['root_id'], { root_id: d.name === 'mysql' ? 'root_id' : d.excluded('root_id') }));
     return this.store.write('take the scan lease', async (trx) => {
       const now = this.now();
+      // The root's row first, free, when it is new: processes taking a new root at once then
+      // queue on that row's lock instead of racing to insert it (the loser would fail).
+      await sql`INSERT INTO mk_scan_roots (root_id, root, holder, lease_until) VALUES (${id}, ${root}, NULL, 0) ${keep}`.execute(trx);
       const { rows } = await sql<{ holder: unknown; lease_until: unknown }>`SELECT holder, lease_until FROM mk_scan_roots WHERE root_id = ${id} ${this.forUpdate()}`.execute(trx);
-      const current = rows[0];
-      if (current === undefined) {
-        await sql`INSERT INTO mk_scan_roots (root_id, root, holder, lease_until) VALUES (${id}, ${root}, ${holder}, ${now + ttlMs})`.execute(trx);
-        return true;
-      }
+      const current = rows[0]!;
       const free = current.holder === null || textOrNull(current.holder) === holder || num(current.lease_until) <= now;
       if (!free) return false;
       await sql`UPDATE mk_scan_roots SET holder = ${holder}, lease_until = ${now + ttlMs} WHERE root_id = ${id}`.execute(trx);
