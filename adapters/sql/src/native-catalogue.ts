@@ -20,7 +20,7 @@ import { countRows, orderedPage } from './paging.js';
 import { applyRankDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_RANKS, objectSlice, rankedPage, runSteps, type RankDelta, type RankedSlice } from './rank-index.js';
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
-import { changeHead, changesSince, recordChanges } from './change-feed.js';
+import { changeHead, changesSince, pruneChanges, recordChanges } from './change-feed.js';
 import { lockClock, saveClock, type ClockTick } from './clock.js';
 import { appendEvents, SqlEventLog } from './event-log.js';
 import { dropIntents, intend, settleIntents, staleIntents } from './write-intents.js';
@@ -228,6 +228,10 @@ export class SqlNativeCatalogue implements MetadataAdapter {
 
   changeHead(): Promise<number> {
     return changeHead(this.store);
+  }
+
+  pruneChanges(before: Date, keepLatest: number): Promise<number> {
+    return pruneChanges(this.store, before, keepLatest);
   }
 
   intend(name: string): Promise<string> {

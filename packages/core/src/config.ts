@@ -1,5 +1,6 @@
 import type { Schedule } from '@memberkit/types';
 import type { FederationConfig } from './federation/federation-config.js';
+import type { SweepOptions } from './services/sweep.js';
 
 export type { FederationConfig };
 
@@ -100,6 +101,8 @@ export interface CoreConfig {
   maxPageSize?: number;
   /** The Coordinating Node and Tier 4 settings; absent: a node on its own (no replication, no CN checks). */
   federation?: FederationConfig;
+  /** Timing of the sweep of stranded bytes and of the change feed's retention (services/sweep.ts); defaults there. */
+  sweep?: SweepOptions;
 }
 
 export const DEFAULT_SCHEDULE: Schedule = { hour: '*', mday: '*', min: '0/3', mon: '*', sec: '10', wday: '?', year: '*' };

@@ -77,7 +77,7 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     opened.push({ close: () => federation.stop() });
   }
   if (options.sweep !== false) {
-    const sweep = new StrandedBytesSweep({ metadata: adapters.metadata, storage: adapters.storage, logger: kit.logger }, options.sweep ?? {});
+    const sweep = new StrandedBytesSweep({ metadata: adapters.metadata, storage: adapters.storage, logger: kit.logger }, options.sweep ?? config.sweep ?? {});
     if (sweep.applicable) {
       sweep.start();
       opened.push({ close: () => sweep.stop() });

@@ -8,7 +8,14 @@ export interface SweepOptions {
   intervalMs?: number;
   /** Bytes committed within this much of an intent's creation are its write's candidates (default 60 s). */
   slackMs?: number;
+  /** Change-feed entries older than this are pruned (default 7 days); a reader that fell further behind reconciles in full. */
+  feedRetentionMs?: number;
+  /** The feed keeps at most this many newest entries, whatever their age (default 1,000,000). */
+  feedMaxEntries?: number;
 }
+
+export const DEFAULT_FEED_RETENTION_MS = 7 * 24 * 3600_000;
+export const DEFAULT_FEED_MAX_ENTRIES = 1_000_000;
 
 /**
  * Removes stranded bytes: bytes committed to managed storage whose catalogue commit never
@@ -18,7 +25,8 @@ export interface SweepOptions {
  * (CatalogueWriter). An intent older than the grace period was never settled: the bytes its
  * write committed (keys whose modification time is within `slackMs` of the intent) that no
  * catalogue row references are removed, then the intent is dropped. Runs only on storage that
- * the node writes (write, delete and list), never on a wrapped archive.
+ * the node writes (write, delete and list), never on a wrapped archive. Each pass also prunes
+ * the catalogue's change feed to its retention (any storage), so it does not grow forever.
  */
 export class StrandedBytesSweep {
   private timer: NodeJS.Timeout | undefined;
@@ -29,13 +37,18 @@ export class StrandedBytesSweep {
     private readonly options: SweepOptions = {},
   ) {}
 
-  /** True when both sides support it: catalogue intents and a listable, deletable managed store. */
+  /** True when there is something to sweep: stranded bytes, or a change feed to prune. */
   get applicable(): boolean {
+    return this.sweepsBytes || !!this.deps.metadata.pruneChanges;
+  }
+
+  /** Both sides support the byte sweep: catalogue intents and a listable, deletable managed store. */
+  private get sweepsBytes(): boolean {
     const { metadata: m, storage: s } = this.deps;
     return !!(m.staleIntents && m.dropIntents && m.referencesKey && s.capabilities.write && s.capabilities.delete && s.capabilities.list && s.list && s.delete);
   }
 
-  /** One pass; the number of keys removed. Concurrent calls share the pass. */
+  /** One pass (bytes, then the feed); the number of keys removed. Concurrent calls share the pass. */
   sweep(now = Date.now()): Promise<number> {
     this.running ??= this.pass(now).finally(() => {
       this.running = undefined;
@@ -44,7 +57,20 @@ export class StrandedBytesSweep {
   }
 
   private async pass(now: number): Promise<number> {
-    if (!this.applicable) return 0;
+    const removed = this.sweepsBytes ? await this.sweepBytes(now) : 0;
+    await this.pruneFeed(now);
+    return removed;
+  }
+
+  private async pruneFeed(now: number): Promise<void> {
+    const { metadata, logger } = this.deps;
+    if (!metadata.pruneChanges) return;
+    const before = new Date(now - (this.options.feedRetentionMs ?? DEFAULT_FEED_RETENTION_MS));
+    const pruned = await metadata.pruneChanges(before, this.options.feedMaxEntries ?? DEFAULT_FEED_MAX_ENTRIES);
+    if (pruned > 0) logger.info({ pruned, before }, 'sweep: pruned change-feed entries past their retention');
+  }
+
+  private async sweepBytes(now: number): Promise<number> {
     const { metadata, storage, logger } = this.deps;
     const grace = this.options.graceMs ?? 600_000;
     const slack = this.options.slackMs ?? 60_000;

@@ -216,6 +216,12 @@ export interface MetadataAdapter {
   changesSince?(seq: number, limit: number): Promise<FeedPage>;
   /** The feed's head alone (MUST be one cheap query: consumers call it before each request). */
   changeHead?(): Promise<number>;
+  /**
+   * Forget feed entries older than `before` and beyond the newest `keepLatest` (the sweep runs
+   * it), keeping the newest; the number removed. Positions are dense, so a reader that fell
+   * behind sees a gap before its next entry and reconciles in full.
+   */
+  pruneChanges?(before: Date, keepLatest: number): Promise<number>;
 
   /**
    * Records that bytes are about to be committed to storage under `name`; returns the intent's
