@@ -60,6 +60,19 @@ export function runMetadataAdapterSuite(name: string, ctx: SuiteContext<Metadata
         if (m.capabilities.write) expect(m.apply, 'capabilities.write: apply').toBeTypeOf('function');
       });
 
+      h.test('declares capabilities.overlay as a boolean, with apply, when present', async (m) => {
+        const overlay = m.capabilities.overlay;
+        if (overlay === undefined) return;
+        expect(overlay, 'capabilities.overlay').toBeTypeOf('boolean');
+        if (overlay) expect(m.apply, 'capabilities.overlay: apply (replace of overlay fields)').toBeTypeOf('function');
+      });
+
+      h.test('an overlay catalogue refuses insert and remove with unsupported', async (m, tc) => {
+        requireCapability(tc, !m.capabilities.write && m.capabilities.overlay === true, 'not an overlay-only catalogue');
+        await expectAdapterError(() => m.apply!({ insert: [buildObjectRecord('testkit:overlay-insert')] }), 'unsupported', 'insert into an overlay catalogue');
+        await expectAdapterError(() => m.apply!({ remove: [{ pid: 'testkit:overlay-remove' }] }), 'unsupported', 'remove from an overlay catalogue');
+      });
+
       h.test('apply is absent or refused with unsupported when write is not declared', async (m, tc) => {
         requireCapability(tc, !m.capabilities.write, 'capabilities.write is true');
         if (m.apply === undefined) return;

@@ -4,7 +4,7 @@ import { PermanentJobError, type JobHandler } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
 import type { CnGateway } from './cn-gateway.js';
 import { catalogueSupports, changeableFields } from '../protocol/operations.js';
-import { changedFields, takeFields } from '../protocol/sysmeta-fields.js';
+import { changedFields, takeFields, withChanges } from '../protocol/sysmeta-fields.js';
 import { nextRevision } from '../protocol/revision.js';
 
 const OP = 'MNRead.systemMetadataChanged';
@@ -47,9 +47,9 @@ export class SystemMetadataRefresh implements JobHandler {
     if (!sameBytes) throw new PermanentJobError(`the CN's system metadata for '${pid}' describes other bytes (identifier, size or checksum differ); not applied`);
     if (!formatById(authoritative.formatId)) throw new PermanentJobError(`the CN's formatId '${authoritative.formatId}' is unknown; not applied`);
     const fields = changeableFields(OP, metadata.capabilities);
-    const proposed = takeFields(local.sysmeta, { ...authoritative, archived: authoritative.archived ?? local.sysmeta.archived }, fields);
-    const full = takeFields(local.sysmeta, { ...authoritative, archived: authoritative.archived ?? local.sysmeta.archived }, changeableFields(OP, { write: true }));
-    const ignored = changedFields(proposed, full);
+    const theirCopy = { ...authoritative, archived: authoritative.archived ?? local.sysmeta.archived };
+    const proposed = takeFields(local.sysmeta, theirCopy, fields);
+    const ignored = changedFields(withChanges(local.sysmeta, proposed), withChanges(local.sysmeta, takeFields(local.sysmeta, theirCopy, changeableFields(OP, { write: true }))));
     if (ignored.length > 0) logger.warn({ pid, fields: ignored }, "the CN's copy changes fields this node's catalogue takes from its legacy archive; those are not applied");
     const next = nextRevision(local.sysmeta, proposed, clock.now(), { serialVersion: theirs });
     try {

@@ -1,4 +1,4 @@
-import { Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { AdapterError, type ByteRange, type StorageAdapter, type StorageKey, type StorageReadResult } from '@memberkit/types';
 
 /**
@@ -20,36 +20,28 @@ export async function readBytes(storage: StorageAdapter, key: StorageKey, option
   return { stream: sliceBytes(whole.stream, range.start, length), length, size: whole.size };
 }
 
-/** `take` bytes of `source` after skipping `skip`; the source is destroyed once they are through. */
-function sliceBytes(source: NodeJS.ReadableStream & { destroy(error?: Error): unknown }, skip: number, take: number): Transform {
-  let toSkip = skip;
-  let left = take;
-  const out = new Transform({
-    transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback) {
+/**
+ * `take` bytes of `source` after skipping `skip`, as a stream; the source is destroyed once
+ * they are through (leaving the loop early closes it), or when the result is destroyed.
+ */
+function sliceBytes(source: Readable, skip: number, take: number): Readable {
+  async function* slice(): AsyncGenerator<Buffer> {
+    let toSkip = skip;
+    let left = take;
+    for await (const chunk of source as AsyncIterable<Buffer>) {
       let c = chunk;
       if (toSkip > 0) {
         const n = Math.min(toSkip, c.length);
         toSkip -= n;
         c = c.subarray(n);
       }
-      if (left > 0 && c.length > 0) {
-        const piece = c.subarray(0, left);
-        left -= piece.length;
-        this.push(piece);
-      }
-      if (left === 0) {
-        this.push(null);
-        source.unpipe(out);
-        source.destroy();
-      }
-      callback();
-    },
-    flush(callback: TransformCallback) {
-      callback(left > 0 ? new AdapterError('internal', `the store ended ${left} bytes before the end of the range`) : null);
-    },
-  });
-  source.on('error', (e: Error) => out.destroy(e));
-  out.on('close', () => source.destroy());
-  source.pipe(out);
-  return out;
+      if (c.length === 0) continue;
+      const piece = c.subarray(0, left);
+      left -= piece.length;
+      yield piece;
+      if (left === 0) return;
+    }
+    throw new AdapterError('internal', `the store ended ${left} bytes before the end of the range`);
+  }
+  return Readable.from(slice(), { objectMode: false });
 }

@@ -1,4 +1,5 @@
 import type { StoredSystemMetadata } from '@memberkit/types';
+import { withChanges } from './sysmeta-fields.js';
 
 /**
  * The one place serialVersion and dateSysMetadataModified move. "serialVersion: incremented
@@ -6,7 +7,8 @@ import type { StoredSystemMetadata } from '@memberkit/types';
  * change and never back (a Coordinating Node harvests by it): at least `now`, and at least
  * 1 ms after the record's previous value, whatever clock `now` came from.
  *
- * `changes` are the new field values (already checked against the field rules);
+ * `changes` are the new field values (already checked against the field rules; undefined
+ * removes an optional field);
  * `options.serialVersion` raises the new serialVersion to at least that value (a CN's copy
  * that is several versions ahead keeps its number).
  */
@@ -17,8 +19,7 @@ export function nextRevision(
   options: { serialVersion?: number } = {},
 ): StoredSystemMetadata {
   return {
-    ...current,
-    ...changes,
+    ...withChanges(current, changes),
     serialVersion: Math.max(current.serialVersion + 1, options.serialVersion ?? 0),
     dateSysMetadataModified: new Date(Math.max(now.getTime(), current.dateSysMetadataModified.getTime() + 1)),
   };

@@ -64,18 +64,22 @@ export function changedFields(before: StoredSystemMetadata, after: StoredSystemM
 }
 
 /**
- * `current` with the values of `incoming` for `fields` only (an absent value in `incoming`
- * removes an optional field); every other field keeps the stored value.
+ * The changes that give `fields` the values of `incoming`: a value, or undefined where
+ * `incoming` lacks an optional field (the field is then removed; `archived` and `replica`,
+ * always present, keep their stored value).
  */
-export function takeFields(current: StoredSystemMetadata, incoming: Partial<StoredSystemMetadata>, fields: Iterable<SysmetaField>): StoredSystemMetadata {
-  const next = { ...current } as Record<string, unknown>;
+export function takeFields(current: StoredSystemMetadata, incoming: Partial<StoredSystemMetadata>, fields: Iterable<SysmetaField>): Partial<StoredSystemMetadata> {
+  const changes: Record<string, unknown> = {};
   for (const f of fields) {
     const value = incoming[f];
-    if (value === undefined) {
-      if (f !== 'archived' && f !== 'replica') delete next[f];
-    } else {
-      next[f] = value;
-    }
+    changes[f] = value === undefined && (f === 'archived' || f === 'replica') ? current[f] : value;
   }
+  return changes as Partial<StoredSystemMetadata>;
+}
+
+/** `current` with `changes` applied: a field whose change is undefined is removed. */
+export function withChanges(current: StoredSystemMetadata, changes: Partial<StoredSystemMetadata>): StoredSystemMetadata {
+  const next: Record<string, unknown> = { ...current, ...changes };
+  for (const [field, value] of Object.entries(changes)) if (value === undefined) delete next[field];
   return next as unknown as StoredSystemMetadata;
 }

@@ -229,9 +229,9 @@ export class StorageService {
       // a SID that names another series is a fault of the system metadata (the official
       // integration suite expects InvalidSystemMetadata).
       if (sm.seriesId !== undefined && sm.seriesId !== old.sysmeta.seriesId) await this.assertUnused(op, sm.seriesId, 'systemMetadata/seriesId', 'InvalidSystemMetadata', newPid);
-      const now = this.clock.now();
-      const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now, nodeId: this.config.node.identifier });
-      const oldNext = nextRevision(old.sysmeta, { obsoletedBy: newPid }, now);
+      const oldNext = nextRevision(old.sysmeta, { obsoletedBy: newPid }, this.clock.now());
+      // One change, one instant: the new version is dated as its predecessor's revision.
+      const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now: oldNext.dateSysMetadataModified, nodeId: this.config.node.identifier });
       await this.commit(ctx, op, upload, newPid, (storageKey) => ({
         change: {
           insert: [{ sysmeta, storageKey, isReplica: false }],

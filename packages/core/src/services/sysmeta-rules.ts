@@ -128,7 +128,7 @@ export function applySystemMetadataUpdate(
   }
   checkFormat(op, incoming, pid);
   checkHeaderValues(op, incoming, pid);
-  const changed = takeFields(
+  const changes = takeFields(
     current,
     {
       ...incoming,
@@ -138,5 +138,5 @@ export function applySystemMetadataUpdate(
     } as Partial<StoredSystemMetadata>,
     OPERATIONS['MNStorage.updateSystemMetadata'].changes,
   );
-  return nextRevision(current, changed, now);
+  return nextRevision(current, changes, now);
 }
