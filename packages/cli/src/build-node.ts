@@ -4,7 +4,7 @@ import { createLogger, createMemberNode, createNodeMetrics, isWrapStorage, obser
 import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { createQueryExtension } from '@memberkit/query';
-import { catalogueBackend, storageBackend, type BackendContext, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
+import { BUILT_IN_BACKENDS, catalogueBackend, storageBackend, type BackendContext, type Backends, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { formatRulesProblems } from '@memberkit/science';
 import { ConfigError, resolvePath, type LoadedConfig } from './load-config.js';
@@ -84,11 +84,24 @@ interface Parts {
   ctx: BackendContext;
 }
 
-/** The adapters the configuration asks for (not yet opened). */
+/** A catalogue without its own event log gets this one, in an SQLite file beside the configuration. */
+const EMBEDDED_EVENT_LOG_FILE = 'memberkit-events.db';
+
+/** Build (not open) a storage by its configuration section (ctx.createStorage: the files of a mapped catalogue). */
+async function createStorage(backends: Backends, section: { type: string } & Record<string, unknown>, ctx: BackendContext): Promise<StorageAdapter> {
+  const { type, ...options } = section;
+  const backend = storageBackend(type, backends);
+  if (!backend) throw new ConfigError(`storage type '${type}' is not offered (known: ${backends.storage.map((b) => b.type).join(', ')})`);
+  const parsed = await backend.options['~standard'].validate(options);
+  if (parsed.issues) throw new ConfigError(`storage type '${type}': ${parsed.issues.map((i) => i.message).join('; ')}`);
+  return backend.create(parsed.value as never, ctx);
+}
+
+/** The adapters the configuration asks for (not yet opened), from the backends loaded with it. */
 async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts> {
   const { config } = loaded;
+  const backends = loaded.backends ?? BUILT_IN_BACKENDS;
   let catalogue: Catalogue | undefined;
-  const { type: storageType, ...storageOptions } = config.storage;
   const { type: catalogueType, ...catalogueOptions } = config.catalogue;
   const ctx: BackendContext = {
     resolvePath: (p) => resolvePath(loaded, p),
@@ -98,14 +111,26 @@ async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts>
       if (!state) throw new ConfigError(`wrap: the catalogue type '${catalogueType}' keeps no scan state`);
       return state;
     },
+    createStorage: (section) => createStorage(backends, section, ctx),
   };
-  if (catalogueType === 'sqlite') mkdirSync(dirname(ctx.resolvePath(String(catalogueOptions.file ?? 'memberkit.db'))), { recursive: true });
-  catalogue = await catalogueBackend(catalogueType)!.create(catalogueOptions as never, ctx);
-  const storage = await storageBackend(storageType)!.create(storageOptions as never, ctx);
+  // parseConfig validated both sections with these backends' schemas (defaults filled in).
+  const parts = await catalogueBackend(catalogueType, backends)!.create(catalogueOptions as never, ctx);
+  catalogue = { ...parts, eventLog: parts.eventLog ?? (await embeddedEventLog(ctx)) };
+  const { type: storageType, ...storageOptions } = config.storage;
+  const backend = storageBackend(storageType, backends)!;
+  const created = await backend.create(storageOptions as never, ctx);
+  // Generated dataset maps (wrap.datasets) are served beside any wrappable storage, from the catalogue's scan state.
+  const storage = backend.wrappable ? new (await import('@memberkit/science')).DatasetMapStorage(created, () => ctx.scanState()) : created;
   // A database that refuses us or a missing bucket: one line naming the settings to change.
   labelOpenFailures('catalogue', [catalogue.metadata, catalogue.eventLog, ...(catalogue.jobs ? [catalogue.jobs] : [])], config, loaded.file);
   labelOpenFailures('storage', [storage], config, loaded.file);
   return { storage, catalogue, ctx };
+}
+
+/** The event log of a catalogue that keeps none: the embedded SQL store's, beside the configuration. */
+async function embeddedEventLog(ctx: BackendContext) {
+  const { createSqlCatalogue } = await import('@memberkit/adapter-sql');
+  return createSqlCatalogue({ dialect: 'sqlite', connection: ctx.resolvePath(EMBEDDED_EVENT_LOG_FILE) }).eventLog;
 }
 
 function wrapOptions(config: MemberkitConfig): WrapOptions {

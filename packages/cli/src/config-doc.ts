@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CATALOGUE_BACKENDS, STORAGE_BACKENDS } from './backends/index.js';
+import { BUILT_IN_BACKENDS } from './backends/index.js';
 import { configSchema, type KeyDoc } from './config-schema.js';
 
 /**
@@ -60,6 +60,8 @@ function meaning(path: string, key: Key): string {
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+const row = (path: string, key: Key) => `| \`${path}\` | ${cell(shownDefault(key))} | ${cell(meaning(path, key))} |`;
+
 /** Table rows of an object's keys, depth first: an object key gets a row, then its keys. */
 function rows(prefix: string, shape: Record<string, AnySchema>): string[] {
   const out: string[] = [];
@@ -67,7 +69,7 @@ function rows(prefix: string, shape: Record<string, AnySchema>): string[] {
     const path = `${prefix}.${name}`;
     const key = describeKey(schema);
     const children = key.doc?.leaf ? undefined : shapeOf(key);
-    out.push(`| \`${path}\` | ${cell(shownDefault(key))} | ${cell(meaning(path, key))} |`);
+    out.push(row(path, key));
     if (children) out.push(...rows(path, children));
   }
   return out;
@@ -90,7 +92,7 @@ function backendTables(section: 'storage' | 'catalogue', backends: ReadonlyArray
 /** Text the schema cannot hold: the page's introduction and sections beyond the file. */
 const INTRO = `# memberkit.config.json: every option
 
-<!-- Generated from packages/cli/src/config-schema.ts and packages/cli/src/backends/ by
+<!-- Generated from packages/cli/src/config-schema.ts and adapters/*/src/backends.ts by
      scripts/configuration-doc.ts; edit the descriptions there, not here. -->
 
 \`memberkit serve <folder>\` reads \`<folder>/memberkit.config.json\` (or \`--config file\`);
@@ -132,14 +134,20 @@ export function renderConfigurationDoc(): string {
   const out: string[] = [INTRO];
   for (const [section, schema] of Object.entries(configSchema.shape)) {
     const key = describeKey(schema);
+    const shape = shapeOf(key);
+    // A top-level key that is not a section (`adapters`): one row under its own heading.
+    if (!shape) {
+      out.push('', `## \`${section}\``, '', ...TABLE_HEAD, row(section, key));
+      continue;
+    }
     const about = key.doc?.description ?? '';
     const cut = about.indexOf('. ');
     const title = cut < 0 ? about : about.slice(0, cut);
     out.push('', `## \`${section}\`: ${title}`);
     if (cut >= 0) out.push('', about.slice(cut + 2).replace(/\.?$/, '.'));
-    out.push('', ...TABLE_HEAD, ...rows(section, shapeOf(key)!));
-    if (section === 'storage') out.push(...backendTables('storage', STORAGE_BACKENDS as never));
-    if (section === 'catalogue') out.push(...backendTables('catalogue', CATALOGUE_BACKENDS as never));
+    out.push('', ...TABLE_HEAD, ...rows(section, shape));
+    // The built-in backends (their packages' descriptors); an adapter package documents its own.
+    if (section === 'storage' || section === 'catalogue') out.push(...backendTables(section, BUILT_IN_BACKENDS[section] as never));
     if (SECTION_EXTRA[section]) out.push('', SECTION_EXTRA[section]);
   }
   out.push('', ENVIRONMENT, '');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { KeyDoc } from '@memberkit/types';
 
 /** The default node identifier: valid for the production CN, whose rule is NODE_IDENTIFIER_RULE. */
 export const DEFAULT_NODE_IDENTIFIER = 'urn:node:memberkitLocal';
@@ -12,14 +13,10 @@ export function nodeIdentifierProblem(id: string): string | undefined {
 
 /**
  * Documentation of a key, read by config-doc.ts to write CONFIGURATION.md (so the reference
- * cannot drift from what the schema accepts). `shownDefault` replaces a computed default.
+ * cannot drift from what the schema accepts). One type for the CLI and the adapters' option
+ * schemas (@memberkit/types), which write it into zod's global registry the same way.
  */
-export interface KeyDoc {
-  description: string;
-  shownDefault?: string;
-  /** Document the object as one row, not key by key. */
-  leaf?: boolean;
-}
+export type { KeyDoc } from '@memberkit/types';
 
 export function doc<T extends z.ZodType>(schema: T, description: string, more: Omit<KeyDoc, 'description'> = {}): T {
   return schema.meta({ description, ...more }) as T;
@@ -61,6 +58,7 @@ export const configSchema = z.strictObject({
       ca: doc(z.array(z.string().min(1)).default([]), 'CA bundles (PEM files) client certificates must chain to. Client certificates are requested, not required.'),
     }).optional(), 'Serve HTTPS. Absent: plain HTTP (behind a proxy that terminates TLS).'),
   }).prefault({}), 'where the API listens'),
+  adapters: doc(z.array(z.string().min(1)).default([]), 'Adapter packages that offer more `storage` and `catalogue` types (each exports `memberkitBackends`, see docs/write-an-adapter.md): npm package names (`"@acme/memberkit-adapter-x"`), resolved from this file\'s folder first, then from memberkit\'s own install, or paths to a package folder (`"./local-adapter"`). The built-in types below need none.'),
   storage: doc(z.looseObject({ type: doc(z.string().default('filesystem'), 'The backend (below); the other keys of the section are its options.') }).prefault({}), 'where object bytes live'),
   catalogue: doc(z.looseObject({ type: doc(z.string().default('sqlite'), 'The backend (below); the other keys of the section are its options.') }).prefault({}), 'system metadata and the event log'),
   wrap: doc(z.strictObject({

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { BUILT_IN_BACKENDS, catalogueBackend, loadBackends, storageBackend, type Backends } from './backends/index.js';
 import type { z } from 'zod';
-import { CATALOGUE_BACKENDS, STORAGE_BACKENDS, catalogueBackend, storageBackend } from './backends/index.js';
-import { describeIssues, nearestKey, parseJsonText } from './config-issues.js';
+import type { OptionsSchema } from '@memberkit/types';
+import { describeIssues, keyPath, nearestKey, parseJsonText } from './config-issues.js';
 import { configSchema, DEFAULT_NODE_IDENTIFIER, type MemberkitConfig } from './config-schema.js';
 import { CONFIG_FILE_NAME, ConfigError, DEV_KEY_FILE, DEV_PUBLIC_KEY_FILE, DEV_SUBJECT } from './node-files.js';
 
@@ -15,6 +16,8 @@ export interface LoadedConfig {
   file: string;
   /** True when this call wrote a fresh configuration. */
   created: boolean;
+  /** The backends `storage.type` and `catalogue.type` were chosen from (built-in plus `adapters`). */
+  backends: Backends;
 }
 
 /** Resolve a configured path against the config file's folder. */
@@ -22,12 +25,31 @@ export function resolvePath(loaded: LoadedConfig, p: string): string {
   return isAbsolute(p) ? p : resolve(loaded.baseDir, p);
 }
 
+/** Whether a schema is zod's (the built-in adapters' and most others': the same hoisted zod as ours). */
+const isZod = (schema: unknown): schema is z.ZodType => typeof (schema as { safeParse?: unknown }).safeParse === 'function' && '_zod' in (schema as object);
+
+/**
+ * Validate a backend's section. A zod schema is read as the main schema is (nearest valid key
+ * for a typo); any other Standard Schema gives its own messages, each with its key path.
+ */
+function validateSection(schema: OptionsSchema, options: object, section: 'storage' | 'catalogue'): { value: object } | { problems: string[] } {
+  if (isZod(schema)) {
+    const parsed = schema.safeParse(options);
+    return parsed.success ? { value: parsed.data as object } : { problems: describeIssues(parsed.error, schema, [section], ['type']) };
+  }
+  const result = schema['~standard'].validate(options);
+  if (result instanceof Promise) return { problems: [`${section}: the options schema of this type validates asynchronously (it must not)`] };
+  if (!result.issues) return { value: result.value as object };
+  return { problems: result.issues.map((i) => `${keyPath([section], (i.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)))}: ${i.message}`) };
+}
+
 /** One line per problem, each naming the file. */
 function invalid(file: string, problems: readonly string[]): ConfigError {
   return new ConfigError(problems.map((p) => `invalid configuration in ${file}: ${p}`).join('\n'));
 }
 
-export function parseConfig(raw: unknown, file: string): MemberkitConfig {
+/** Validate a configuration; its storage and catalogue sections against the backends' schemas. */
+export function parseConfig(raw: unknown, file: string, backends: Backends = BUILT_IN_BACKENDS): MemberkitConfig {
   const access = (raw as { access?: Record<string, unknown> } | undefined)?.access;
   if (access && typeof access === 'object' && 'localTokens' in access) {
     throw invalid(file, ['access.localTokens: removed; trust a key in auth.jwt.keys and mint tokens with `memberkit token --subject S` (see README "Who is calling")']);
@@ -36,20 +58,22 @@ export function parseConfig(raw: unknown, file: string): MemberkitConfig {
   if (!result.success) throw invalid(file, describeIssues(result.error, configSchema));
   const config = result.data;
   const problems: string[] = [];
-  const check = (section: 'storage' | 'catalogue', backend: { options: z.ZodType } | undefined, known: readonly string[]) => {
+  const check = (section: 'storage' | 'catalogue') => {
     const { type, ...options } = config[section];
+    const backend = section === 'storage' ? storageBackend(type, backends) : catalogueBackend(type, backends);
     if (!backend) {
+      const known = backends[section].map((b) => b.type);
       const near = nearestKey(type, known);
-      return problems.push(`${section}.type: unknown type '${type}'${near ? ` — did you mean ${near}?` : ''} (known: ${known.join(', ')})`);
+      return problems.push(`${section}.type: unknown type '${type}'${near ? ` — did you mean ${near}?` : ''} (known: ${known.join(', ')}; an adapter package named in "adapters" may offer more)`);
     }
-    const parsed = backend.options.safeParse(options);
-    if (!parsed.success) problems.push(...describeIssues(parsed.error, backend.options, [section], ['type']));
-    else config[section] = { type, ...(parsed.data as object) };
+    const parsed = validateSection(backend.options, options, section);
+    if ('problems' in parsed) problems.push(...parsed.problems);
+    else config[section] = { type, ...parsed.value };
     return undefined;
   };
-  check('storage', storageBackend(config.storage.type), STORAGE_BACKENDS.map((b) => b.type));
-  check('catalogue', catalogueBackend(config.catalogue.type), CATALOGUE_BACKENDS.map((b) => b.type));
-  if (config.wrap && !storageBackend(config.storage.type)?.wrappable) problems.push(`wrap: storage type '${config.storage.type}' cannot be wrapped (no scanner)`);
+  check('storage');
+  check('catalogue');
+  if (config.wrap && !storageBackend(config.storage.type, backends)?.wrappable) problems.push(`wrap: storage type '${config.storage.type}' cannot be wrapped (no scanner)`);
   if (problems.length) throw invalid(file, problems);
   return config;
 }
@@ -108,5 +132,10 @@ export async function loadConfig(options: { dataDir: string; configFile?: string
   }
   const parsed = parseJsonText(text);
   if ('error' in parsed) throw new ConfigError(`invalid JSON in ${file}: ${parsed.error}`);
-  return { config: parseConfig(parsed.value, file), baseDir: dirname(file), file, created };
+  const baseDir = dirname(file);
+  // Adapter packages are loaded before validation: their descriptors check their sections.
+  const adapters = (parsed.value as { adapters?: unknown } | null)?.adapters;
+  const named = Array.isArray(adapters) && adapters.every((a) => typeof a === 'string') ? adapters : [];
+  const backends = await loadBackends(named, baseDir, file);
+  return { config: parseConfig(parsed.value, file, backends), baseDir, file, created, backends };
 }

@@ -1,18 +1,26 @@
-import type { z } from 'zod';
-import type { Logger } from '@memberkit/core';
-import type { AccessPolicy, EventLogStore, JobStore, MetadataAdapter, ScanStateStore, StorageAdapter } from '@memberkit/types';
+import type { AccessPolicy, CatalogueDescriptor, CatalogueParts, DescriptorContext, EventLogStore, StorageDescriptor } from '@memberkit/types';
 
 /**
- * A backend plugs one kind of storage or catalogue into `memberkit serve`. Its `options`
- * schema validates the configuration section (`storage` or `catalogue`, minus `type`); its
- * factory builds the adapter. Register a backend with one line in backends/index.ts.
+ * A backend plugs one kind of storage or catalogue into `memberkit serve`: a descriptor
+ * (@memberkit/types, ports/adapter-descriptor.ts) exported by an adapter package as
+ * `memberkitBackends`. Its `options` schema validates the configuration section (`storage` or
+ * `catalogue`, minus `type`); its factory builds the adapter. backends/index.ts loads them.
  */
-export interface BackendContext {
-  /** Resolve a configured path against the configuration file's folder. */
-  resolvePath(path: string): string;
-  logger: Logger;
-  /** The catalogue's scan state (wrap mode: scan rows, the scan lease, generated dataset maps). */
-  scanState(): ScanStateStore;
+export type BackendContext = DescriptorContext;
+export type StorageBackend<O = unknown> = StorageDescriptor<O>;
+export type CatalogueBackend<O = unknown> = CatalogueDescriptor<O>;
+
+/** A catalogue as the node gets it: a catalogue without its own event log is given the embedded one. */
+export interface Catalogue extends CatalogueParts {
+  eventLog: EventLogStore;
+}
+
+/** The backends a configuration may select, and the package that offers each type. */
+export interface Backends {
+  storage: ReadonlyArray<StorageBackend>;
+  catalogue: ReadonlyArray<CatalogueBackend>;
+  /** `storage:tree` → `@memberkit/adapter-filesystem` (for messages). */
+  origin: ReadonlyMap<string, string>;
 }
 
 /** What the wrap section says, for scanners: defaults for every wrapped object. */
@@ -31,31 +39,3 @@ export interface WrapOptions {
 
 /** What a scan did (so far, when passed to onProgress). */
 export type { ScanReport } from '@memberkit/core';
-
-export interface StorageBackend<O = unknown> {
-  /** The `storage.type` value that selects this backend. */
-  type: string;
-  description: string;
-  options: z.ZodType<O>;
-  create(options: O, ctx: BackendContext): Promise<StorageAdapter> | StorageAdapter;
-  /** Wrap mode support: the storage lists an existing archive that the core's WrapScanner publishes. */
-  wrappable?: boolean;
-}
-
-export interface Catalogue {
-  metadata: MetadataAdapter;
-  eventLog: EventLogStore;
-  /** Durable jobs (replication...); required for a federation section. */
-  jobs?: JobStore;
-  /** Scan state in the catalogue's own store (wrap mode); several processes share it. */
-  scanState?: ScanStateStore;
-}
-
-export interface CatalogueBackend<O = unknown> {
-  /** The `catalogue.type` value that selects this backend. */
-  type: string;
-  description: string;
-  options: z.ZodType<O>;
-  /** Build (not open) the catalogue; the node opens and closes its adapters. */
-  create(options: O, ctx: BackendContext): Promise<Catalogue> | Catalogue;
-}

@@ -5,3 +5,4 @@ export * from './event-log.js';
 export * from './job-store.js';
 export * from './catalogue-support.js';
 export * from './scan-state.js';
+export * from './adapter-descriptor.js';

@@ -1,12 +1,18 @@
+/**
+ * @memberkit/adapter-s3/backends: the storage types this package offers `memberkit serve`
+ * (`s3`, `s3-bucket`). Light on purpose (zod and types only): the AWS SDK is large and loads
+ * only when a storage is created.
+ */
 import { z } from 'zod';
-import { doc } from '../config-schema.js';
-import type { S3ConnectionOptions } from '@memberkit/adapter-s3';
+import type { KeyDoc, MemberkitBackends, StorageDescriptor } from '@memberkit/types';
+import type { S3ConnectionOptions } from './index.js';
 
-// Imported when a backend is created (the AWS SDK is large; most commands never need it).
-const adapter = () => import('@memberkit/adapter-s3');
-import type { BackendContext, StorageBackend } from './types.js';
+const adapter = () => import('./index.js');
 
-/** Where the bucket is and how to reach it (shared by both S3 backends). */
+/** Document an option for CONFIGURATION.md (zod's global registry, read by the CLI). */
+const doc = <T extends z.ZodType>(s: T, description: string, more: Omit<KeyDoc, 'description'> = {}): T => s.meta({ description, ...more }) as T;
+
+/** Where the bucket is and how to reach it (shared by both S3 storages). */
 const connection = {
   bucket: doc(z.string().min(1), 'The bucket (it must exist).'),
   prefix: doc(z.string().default(''), 'Key prefix the store lives under, e.g. `archive/2020/`; empty: the whole bucket.'),
@@ -38,36 +44,31 @@ const managedOptions = z.strictObject({
 });
 
 /** Managed storage in S3: uploaded bytes and replicas; several node processes may share the bucket. */
-export const s3Storage: StorageBackend<z.infer<typeof managedOptions>> = {
+export const s3Storage = {
   type: 's3',
   description: 'managed object store in an S3 bucket (any S3-compatible endpoint)',
   options: managedOptions,
-  create: async (o, ctx: BackendContext) =>
+  create: async (o, ctx) =>
     (await adapter()).createS3Storage({
       ...toConnection(o),
       partSize: o.partSize,
       queueSize: o.queueSize,
       onWarning: (message, cause) => ctx.logger.warn({ err: cause }, message),
     }),
-};
+} satisfies StorageDescriptor<z.infer<typeof managedOptions>>;
 
-/** An existing bucket/prefix, read-only and in place (wrap mode). */
 const bucketOptions = z.strictObject({
   ...connection,
   includeHidden: doc(z.boolean().default(false), 'Also publish hidden keys (a segment starting with `.`), as `tree` does with dot-files.'),
 });
 
-export const s3BucketStorage: StorageBackend<z.infer<typeof bucketOptions>> = {
+/** An existing bucket/prefix, read-only and in place (wrap mode). */
+export const s3BucketStorage = {
   type: 's3-bucket',
   description: 'an existing S3 bucket or prefix, read-only, in place',
   options: bucketOptions,
-  // Generated dataset maps (wrap.datasets) are served from the catalogue's scan state.
-  create: async (o, ctx) => {
-    const { DatasetMapStorage } = await import('@memberkit/science');
-    return new DatasetMapStorage((await adapter()).createS3BucketStorage({ ...toConnection(o), includeHidden: o.includeHidden }), () => ctx.scanState());
-  },
+  create: async (o) => (await adapter()).createS3BucketStorage({ ...toConnection(o), includeHidden: o.includeHidden }),
   wrappable: true,
-};
+} satisfies StorageDescriptor<z.infer<typeof bucketOptions>>;
 
-/** Both S3 backends, registered with one line in index.ts. */
-export const S3_STORAGE_BACKENDS = [s3Storage, s3BucketStorage] as unknown as ReadonlyArray<StorageBackend<never>>;
+export const memberkitBackends: MemberkitBackends = { storage: [s3Storage, s3BucketStorage] };

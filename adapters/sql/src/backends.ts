@@ -1,12 +1,21 @@
+/**
+ * @memberkit/adapter-sql/backends: the catalogue types this package offers `memberkit serve`
+ * (`sqlite`, the embedded default, and `sql`). Light on purpose (zod and types only): the
+ * store and its database drivers load only when a catalogue is created.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { z } from 'zod';
-import { doc } from '../config-schema.js';
-import type { SqlMapping } from '@memberkit/adapter-sql';
-import type { CatalogueBackend } from './types.js';
+import type { CatalogueDescriptor, KeyDoc, MemberkitBackends } from '@memberkit/types';
+import type { SqlMapping } from './index.js';
 
-/** The top-level keys of a SqlMapping: a typo there is caught here; adapters/sql checks the values. */
+/** Document an option for CONFIGURATION.md (zod's global registry, read by the CLI). */
+const doc = <T extends z.ZodType>(s: T, description: string, more: Omit<KeyDoc, 'description'> = {}): T => s.meta({ description, ...more }) as T;
+
+/** The top-level keys of a SqlMapping: a typo there is caught here; the mapped catalogue checks the values. */
 const MAPPING_KEYS = ['source', 'pid', 'sid', 'formatId', 'size', 'checksum', 'checksumAlgorithm', 'modified', 'uploaded', 'rightsHolder', 'submitter', 'access', 'location', 'obsolescence', 'fileName', 'nodeIdentifier'] as const satisfies ReadonlyArray<keyof SqlMapping>;
 
-const options = z.strictObject({
+const sqlOptions = z.strictObject({
   dialect: doc(z.enum(['postgres', 'mysql', 'sqlite']), 'The database: PostgreSQL 12+, MySQL 8 / MariaDB 10.6+ (`mysql`) or SQLite.'),
   connection: doc(z.string().min(1).optional(), 'The database: a URL (`postgres://user@host:5432/db`, `mysql://user:pass@host:3306/db`) or, for sqlite, a file path. One of `connection` or `connectionEnv` is **required**.'),
   connectionEnv: doc(z.string().min(1).optional(), 'Name of an environment variable holding the connection URL (keeps passwords out of this file).'),
@@ -17,17 +26,15 @@ const options = z.strictObject({
 }).refine((o) => o.connection !== undefined || o.connectionEnv !== undefined, { message: 'connection or connectionEnv is required' });
 
 /**
- * Catalogue on PostgreSQL, MySQL/MariaDB or SQLite (@memberkit/adapter-sql): native mode (a
- * writable catalogue several node processes share) or, with `mapping`, a legacy catalogue.
+ * Catalogue on PostgreSQL, MySQL/MariaDB or SQLite: native mode (a writable catalogue several
+ * node processes share) or, with `mapping`, a legacy catalogue.
  */
-export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
+export const sqlCatalogue = {
   type: 'sql',
   description: 'SQL catalogue on PostgreSQL, MySQL/MariaDB or SQLite (native, or a mapped legacy catalogue)',
-  options,
+  options: sqlOptions,
   create: async (o, ctx) => {
-    // Imported here: the database drivers load only for a node that uses them.
-    const { createMappedCatalogue, createSqlCatalogue, SqlScanState } = await import('@memberkit/adapter-sql');
-    const { createTreeStorage } = await import('@memberkit/adapter-filesystem');
+    const { createMappedCatalogue, createSqlCatalogue, SqlScanState } = await import('./index.js');
     let url = o.connection ?? process.env[o.connectionEnv!];
     if (url === undefined || url === '') throw new Error(`catalogue.connectionEnv: environment variable ${o.connectionEnv} is not set`);
     if (o.dialect === 'sqlite') url = ctx.resolvePath(url.replace(/^sqlite:(\/\/)?/, ''));
@@ -36,7 +43,8 @@ export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
       const s = createSqlCatalogue({ dialect: o.dialect, connection, migrate: o.migrate });
       return { metadata: s.catalogue, eventLog: s.eventLog, jobs: s.jobs, scanState: new SqlScanState(s.store) };
     }
-    const storage = o.filesRoot !== undefined ? createTreeStorage({ root: ctx.resolvePath(o.filesRoot) }) : undefined;
+    // The files root is a `tree` storage, built by whichever package offers that type.
+    const storage = o.filesRoot !== undefined ? await ctx.createStorage({ type: 'tree', root: o.filesRoot }) : undefined;
     const m = createMappedCatalogue({ dialect: o.dialect, connection, migrate: o.migrate, mapping: o.mapping as unknown as SqlMapping, ...(storage ? { storage } : {}) });
     // The node opens metadata and event log; the files root is opened with the catalogue.
     const open = m.catalogue.open.bind(m.catalogue);
@@ -51,18 +59,26 @@ export const sqlCatalogue: CatalogueBackend<z.infer<typeof options>> = {
     };
     return { metadata: m.catalogue, eventLog: m.eventLog, jobs: m.jobs };
   },
-};
+} satisfies CatalogueDescriptor<z.infer<typeof sqlOptions>>;
+
+const sqliteOptions = z.strictObject({
+  file: doc(z.string().default('memberkit.db'), 'The database file (WAL mode; several node processes on one machine may share it).'),
+});
 
 /**
  * The embedded default: the same SQL store on one SQLite file beside the configuration (WAL;
  * several node processes on one machine may share it). A data folder of the embedded store
  * before it (old tables in memberkit.db) moves into it on first open.
  */
-export const sqliteCatalogue: CatalogueBackend<{ file: string }> = {
+export const sqliteCatalogue = {
   type: 'sqlite',
   description: 'embedded SQLite catalogue and event log',
-  options: z.strictObject({
-    file: doc(z.string().default('memberkit.db'), 'The database file (WAL mode; several node processes on one machine may share it).'),
-  }),
-  create: (o, ctx) => sqlCatalogue.create({ dialect: 'sqlite', connection: o.file, poolSize: 1, migrate: true }, ctx),
-};
+  options: sqliteOptions,
+  create: (o, ctx) => {
+    // The file's folder (data/ of a generated node) may not exist yet on a first start.
+    mkdirSync(dirname(ctx.resolvePath(o.file)), { recursive: true });
+    return sqlCatalogue.create({ dialect: 'sqlite', connection: o.file, poolSize: 1, migrate: true }, ctx);
+  },
+} satisfies CatalogueDescriptor<z.infer<typeof sqliteOptions>>;
+
+export const memberkitBackends: MemberkitBackends = { catalogue: [sqliteCatalogue, sqlCatalogue] };
