@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
-import { createSqlCatalogue, SqlScanState } from '@memberkit/adapter-sql';
+import { createSqlCatalogue, SqlScanState, type SqlCatalogueOptions } from '@memberkit/adapter-sql';
 import { createMemberNode, DEFAULT_SCHEDULE, silentLogger, WrapScanner, type CoreConfig, type WrapStorage } from '@memberkit/core';
 import { createQueryExtension } from '@memberkit/query';
 import { AdapterError, type AccessPolicy } from '@memberkit/types';
@@ -24,12 +24,12 @@ function config(): CoreConfig {
 let instances = 0;
 
 /**
- * One node "process" over a wrapped storage: its own connection pool to the catalogue file
- * `dir/catalogue.sqlite` (shared by every node of one root), its own query index, the core's
+ * One node "process" over a wrapped storage: its own connection pool to the catalogue (the file
+ * `dir/catalogue.sqlite`, or `database`; shared by every node of one root), its own query index, the core's
  * WrapScanner committing through the node's CatalogueWriter.
  */
-export async function startWrapNode(dir: string, storage: WrapStorage, root: string): Promise<WrapNode> {
-  const sqlStore = createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'catalogue.sqlite') });
+export async function startWrapNode(dir: string, storage: WrapStorage, root: string, database?: Pick<SqlCatalogueOptions, 'dialect' | 'connection'>): Promise<WrapNode> {
+  const sqlStore = createSqlCatalogue(database ?? { dialect: 'sqlite', connection: join(dir, 'catalogue.sqlite') });
   const state = new SqlScanState(sqlStore.store);
   const node = await createMemberNode(config(), { storage, metadata: sqlStore.catalogue, eventLog: sqlStore.eventLog }, {
     logger: silentLogger,
