@@ -102,8 +102,20 @@ export class CatalogueIndexer {
     this.feed = new ChangeFollower(deps.metadata, (entries) => this.applyFeed(entries), options.pageSize ?? 500);
   }
 
-  /** Index the feed's entries in order and store the position reached. */
+  /**
+   * Index the feed's entries in order and store the position reached. Positions are dense: a
+   * first entry beyond the position + 1 means the entries between were pruned (the sweep's
+   * retention) while this index was behind, so every object is indexed again and indexed PIDs
+   * the catalogue lost are removed before following on.
+   */
   private async applyFeed(entries: FeedEntry[]): Promise<void> {
+    const at = this.feed.at;
+    if (at !== undefined && entries[0]!.seq > at + 1) {
+      this.deps.logger.warn({ at, next: entries[0]!.seq }, "query index: fell behind the change feed's retention; indexing every object again");
+      // Forced: an object deleted and re-created in the gap may carry the serialVersion indexed before.
+      await this.indexEverything(true);
+      await this.reconcilePass();
+    }
     for (const e of entries) {
       if (this.stopped) return;
       // A re-created object starts again at serialVersion 1: index it even if a version 1 was indexed.
@@ -341,14 +353,19 @@ export class CatalogueIndexer {
       return;
     }
     const head = await this.feed.begin();
+    await this.indexEverything();
+    await this.index.setState(FEED, String(head));
+  }
+
+  /** Index every record the catalogue has (a new index, or one that fell behind the feed). */
+  private async indexEverything(force = false): Promise<void> {
     const size = this.options.pageSize ?? 500;
     for (let start = 0; !this.stopped; start += size) {
       const page = await this.deps.metadata.list({ start, count: size });
-      for (const record of page.items) await this.refresh(record.sysmeta.identifier);
+      for (const record of page.items) await this.refresh(record.sysmeta.identifier, force);
       if (page.items.length < size) break;
       await yieldToEventLoop();
     }
-    await this.index.setState(FEED, String(head));
   }
 
   private async followPass(): Promise<number> {

@@ -1,0 +1,353 @@
+// Several `memberkit serve` processes on one catalogue and one storage (issue #19 item 8): on one
+// PostgreSQL catalogue (a fresh schema) with one storage folder, and on one SQLite data folder.
+// A harvester paging by the newest date it saw misses nothing while every process creates; an
+// object made private on one process is refused at once by every process's get, query and
+// views; two processes wrapping one tree while files change lose nothing and publish nothing;
+// kill -9 during uploads leaves no stranded bytes after the sweep and no write without its event.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import pg from 'pg';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LogCodec, ObjectListCodec, SystemMetadataCodec, type SystemMetadata } from '@memberkit/types';
+import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
+import { clientSysmeta, createForm } from './support/sysmeta.js';
+
+const PG_URL = process.env.MEMBERKIT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN = { Authorization: `Bearer ${await testToken('CN=admin')}` };
+const WRITER = { Authorization: `Bearer ${await testToken('CN=writer')}` };
+/** Short sweep timing, so the test sees it run: intents older than 4 s are stale, a pass every second. */
+const SWEEP = { graceSeconds: 4, intervalSeconds: 1 };
+
+/** Objects the harvester test creates: 3 processes x 3 concurrent writers x 6. */
+const HARVESTED = 54;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const enc = encodeURIComponent;
+
+/** The shared catalogue of one variant: the `catalogue` section of every process, and the storage keys it references. */
+interface SharedCatalogue {
+  section: Record<string, unknown>;
+  storageKeys(): Promise<Set<string>>;
+  drop(): Promise<void>;
+}
+
+async function postgresCatalogue(): Promise<SharedCatalogue> {
+  const schema = `mk_mp_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    section: { type: 'sql', dialect: 'postgres', connection: url.toString(), poolSize: 4 },
+    storageKeys: async () => new Set((await admin.query(`SELECT storage_key FROM ${schema}.mk_objects`)).rows.map((r: { storage_key: string }) => r.storage_key)),
+    async drop() {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+function sqliteCatalogue(file: string): SharedCatalogue {
+  return {
+    section: { type: 'sqlite', file },
+    storageKeys: async () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return new Set((db.prepare('SELECT storage_key FROM mk_objects').all() as Array<{ storage_key: string }>).map((r) => r.storage_key));
+      } finally {
+        db.close();
+      }
+    },
+    drop: async () => undefined,
+  };
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+async function create(node: NodeProcess, pid: string, bytes: Uint8Array = Buffer.from(`bytes of ${pid}`)): Promise<number> {
+  const res = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', headers: WRITER, body: createForm(pid, bytes) });
+  await res.text();
+  return res.status;
+}
+
+async function sysmetaOf(node: NodeProcess, pid: string): Promise<SystemMetadata> {
+  const res = await fetch(`${node.baseUrl}/v2/meta/${enc(pid)}`, { headers: ADMIN });
+  expect(res.status, `getSystemMetadata ${pid}`).toBe(200);
+  return SystemMetadataCodec.decode(await res.text());
+}
+
+/** updateSystemMetadata on `node`: the object keeps only its owner's rights (the public read rule goes). */
+async function makePrivate(node: NodeProcess, pid: string): Promise<void> {
+  const sm = await sysmetaOf(node, pid);
+  const form = new FormData();
+  form.append('pid', pid);
+  form.append('sysmeta', new Blob([SystemMetadataCodec.encode({ ...sm, accessPolicy: { allow: [{ subject: ['CN=owner'], permission: ['read'] }] } }, 'v2')], { type: 'text/xml' }), 'sysmeta.xml');
+  const res = await fetch(`${node.baseUrl}/v2/meta`, { method: 'PUT', headers: ADMIN, body: form });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+/** What an anonymous caller gets from `node` for `pid`: get, query and views. */
+async function anonymousView(node: NodeProcess, pid: string): Promise<{ get: number; query: boolean; views: number }> {
+  const get = await fetch(`${node.baseUrl}/v2/object/${enc(pid)}`);
+  await get.arrayBuffer();
+  const query = await fetch(`${node.baseUrl}/v2/query/solr/?q=${enc(`id:"${pid}"`)}&fl=id`);
+  // The response echoes the query (and so the PID): count the documents.
+  const found = Number(/numFound="(\d+)"|"numFound":\s*(\d+)/.exec(await query.text())?.slice(1).find(Boolean) ?? -1) > 0;
+  const views = await fetch(`${node.baseUrl}/v2/views/default/${enc(pid)}`);
+  await views.arrayBuffer();
+  return { get: get.status, query: found, views: views.status };
+}
+
+/** Pages v2 listObjects as a harvester does: fromDate = the newest date seen (inclusive), start from 0 each round. */
+async function harvestRound(node: NodeProcess, state: { from?: string; seen: Set<string> }): Promise<void> {
+  let newest = state.from;
+  for (let start = 0; ; start += 25) {
+    const res = await fetch(`${node.baseUrl}/v2/object?count=25&start=${start}${state.from ? `&fromDate=${enc(state.from)}` : ''}`, { headers: ADMIN });
+    expect(res.status).toBe(200);
+    const page = ObjectListCodec.decode(await res.text());
+    for (const o of page.objectInfo) {
+      state.seen.add(o.identifier);
+      const modified = o.dateSysMetadataModified.toISOString();
+      if (!newest || modified > newest) newest = modified;
+    }
+    if (page.objectInfo.length < 25) break;
+  }
+  if (newest) state.from = newest;
+}
+
+async function allPids(node: NodeProcess): Promise<string[]> {
+  const res = await fetch(`${node.baseUrl}/v2/object?count=10000`, { headers: ADMIN });
+  return ObjectListCodec.decode(await res.text()).objectInfo.map((o) => o.identifier);
+}
+
+async function createEvents(node: NodeProcess): Promise<Set<string>> {
+  const res = await fetch(`${node.baseUrl}/v2/log?event=create&count=10000`, { headers: ADMIN });
+  expect(res.status).toBe(200);
+  return new Set(LogCodec.decode(await res.text()).logEntry.map((e) => e.identifier));
+}
+
+/** A create whose object part trickles in until the connection dies (the process is killed mid-upload). */
+function slowUpload(node: NodeProcess, pid: string, totalBytes: number): void {
+  const boundary = `mk${randomBytes(8).toString('hex')}`;
+  const sysmeta = clientSysmeta(pid, { size: totalBytes, sha1: '0'.repeat(40) });
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="pid"\r\n\r\n${pid}\r\n--${boundary}\r\nContent-Disposition: form-data; name="sysmeta"; filename="s.xml"\r\nContent-Type: text/xml\r\n\r\n${sysmeta}\r\n--${boundary}\r\nContent-Disposition: form-data; name="object"; filename="o"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const req = request(`${node.baseUrl}/v2/object`, { method: 'POST', headers: { ...WRITER, 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  req.on('error', () => undefined);
+  req.write(head);
+  const chunk = randomBytes(64 * 1024);
+  const timer = setInterval(() => {
+    if (req.destroyed) return clearInterval(timer);
+    req.write(chunk);
+  }, 10);
+  req.on('close', () => clearInterval(timer));
+}
+
+async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await sleep(100);
+  }
+}
+
+const VARIANTS = [
+  { name: 'one PostgreSQL catalogue', catalogue: (_work: string) => postgresCatalogue() },
+  { name: 'one SQLite data folder', catalogue: async (work: string) => sqliteCatalogue(join(work, 'shared', 'memberkit.db')) },
+];
+
+describe.each(VARIANTS)('three node processes on $name and one storage folder', ({ catalogue: makeCatalogue }) => {
+  let work: string;
+  let shared: SharedCatalogue;
+  let storageRoot: string;
+  const dirs: string[] = [];
+  let nodes: NodeProcess[] = [];
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'memberkit-mp-'));
+    mkdirSync(join(work, 'shared'), { recursive: true });
+    storageRoot = join(work, 'shared', 'objects');
+    shared = await makeCatalogue(work);
+    for (let i = 0; i < 3; i++) {
+      const dir = join(work, `node-${i}`);
+      dirs.push(dir);
+      writeConfig(dir, {
+        storage: { type: 'filesystem', root: storageRoot },
+        catalogue: shared.section,
+        access: { administrators: ['CN=admin'], createPolicy: ['CN=writer'] },
+        sweep: SWEEP,
+        extensions: { views: true, packages: false, query: { enabled: true } },
+      });
+    }
+    // The first creates the schema; the others start together.
+    nodes.push(await startNodeProcess(dirs[0]!));
+    nodes.push(...(await Promise.all(dirs.slice(1).map((d) => startNodeProcess(d)))));
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+    await shared?.drop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('a harvester paging by the newest date it saw sees every object created on every process meanwhile', async () => {
+    const created: string[] = [];
+    let writing = true;
+    const writers = nodes.map(async (node, n) => {
+      // Three concurrent creates per process.
+      await Promise.all(
+        [0, 1, 2].map(async (w) => {
+          for (let i = 0; i < 6; i++) {
+            const pid = `harvest-${n}-${w}-${i}`;
+            expect(await create(node, pid)).toBe(200);
+            created.push(pid);
+          }
+        }),
+      );
+    });
+    const done = Promise.all(writers).finally(() => {
+      writing = false;
+    });
+    const state: { from?: string; seen: Set<string> } = { seen: new Set() };
+    let round = 0;
+    while (writing) await harvestRound(nodes[round++ % nodes.length]!, state);
+    await done;
+    await harvestRound(nodes[0]!, state);
+    expect(created.length).toBe(HARVESTED);
+    expect(round, 'the harvester paged while objects were being created').toBeGreaterThan(2);
+    expect(created.filter((pid) => !state.seen.has(pid)), 'objects the harvester missed').toEqual([]);
+  }, 60_000);
+
+  it('an object made private on one process is refused at once by every process (get, query, views)', async () => {
+    const pid = `private-${randomBytes(4).toString('hex')}`;
+    expect(await create(nodes[0]!, pid)).toBe(200);
+    // Every process serves it publicly first (its caches and index hold the public version).
+    for (const node of nodes) expect(await anonymousView(node, pid)).toEqual({ get: 200, query: true, views: 200 });
+    await makePrivate(nodes[1]!, pid);
+    for (const node of nodes) {
+      const seen = await anonymousView(node, pid);
+      expect(seen.get, `get on ${node.port}`).toBe(401);
+      expect(seen.query, `query on ${node.port}`).toBe(false);
+      expect([401, 404], `views on ${node.port}`).toContain(seen.views);
+    }
+  }, 30_000);
+
+  it('kill -9 during uploads: after the sweep no stranded bytes remain and every object has its create event', async () => {
+    const victim = nodes[2]!;
+    // Slow large uploads (bytes still streaming) and a burst of small creates (some between byte and catalogue commit).
+    for (let i = 0; i < 3; i++) slowUpload(victim, `killed-slow-${i}`, 64 * 1024 * 1024);
+    const burst = Array.from({ length: 40 }, (_, i) => create(victim, `killed-burst-${i}`).catch(() => 0));
+    await waitFor(async () => filesUnder(join(storageRoot, 'tmp')).length >= 3, 10_000);
+    await sleep(150);
+    await victim.stop('SIGKILL');
+    await Promise.all(burst);
+    expect(filesUnder(join(storageRoot, 'tmp')).length, 'the kill left partial uploads').toBeGreaterThan(0);
+    // The restarted process removes the dead process's temp files; the sweep (every process) the stranded committed bytes.
+    nodes[2] = await startNodeProcess(dirs[2]!);
+    const objectFiles = () => filesUnder(join(storageRoot, 'objects')).map((f) => relative(storageRoot, f));
+    const stranded = async () => {
+      const keys = await shared.storageKeys();
+      return objectFiles().filter((f) => !keys.has(f) && !keys.has(relative('objects', f)));
+    };
+    await waitFor(async () => (await stranded()).length === 0 && filesUnder(join(storageRoot, 'tmp')).length === 0, (SWEEP.graceSeconds + 3 * SWEEP.intervalSeconds) * 1000 + 5_000);
+    expect(await stranded(), 'stored bytes no catalogue row references').toEqual([]);
+    expect(filesUnder(join(storageRoot, 'tmp')), 'partial uploads of the killed process').toEqual([]);
+    const events = await createEvents(nodes[0]!);
+    const pids = await allPids(nodes[0]!);
+    expect(pids.length).toBeGreaterThan(HARVESTED);
+    expect(pids.filter((pid) => !events.has(pid)), 'objects without their create event').toEqual([]);
+  }, 40_000);
+});
+
+describe.each(VARIANTS)('two processes wrapping one tree on $name', ({ catalogue: makeCatalogue }) => {
+  let work: string;
+  let tree: string;
+  let shared: SharedCatalogue;
+  let nodes: NodeProcess[] = [];
+  const FILES = 60;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'memberkit-mpwrap-'));
+    tree = join(work, 'archive');
+    mkdirSync(join(work, 'shared'), { recursive: true });
+    for (let d = 0; d < 3; d++) {
+      mkdirSync(join(tree, `site-${d}`), { recursive: true });
+      for (let f = 0; f < FILES / 3; f++) writeFileSync(join(tree, `site-${d}`, `obs-${f}.csv`), `site,value\n${d},${f}\n`);
+    }
+    shared = await makeCatalogue(work);
+    const dirs = [0, 1].map((i) => join(work, `node-${i}`));
+    for (const dir of dirs) {
+      writeConfig(dir, {
+        storage: { type: 'tree', root: tree },
+        catalogue: shared.section,
+        wrap: { rightsHolder: 'CN=archive owner', rescanIntervalSeconds: 1 },
+        sweep: SWEEP,
+      });
+    }
+    nodes.push(await startNodeProcess(dirs[0]!));
+    nodes.push(await startNodeProcess(dirs[1]!));
+    expect(await waitFor(async () => (await allPids(nodes[0]!)).length === FILES, 30_000), 'the first scan catalogues every file').toBe(true);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+    await shared?.drop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('files changed while both rescan are never lost, and an object made private never becomes public again', async () => {
+    const secret = 'site-0/obs-0.csv';
+    await makePrivate(nodes[0]!, secret);
+    const changed: Array<{ pid: string; body: string }> = [];
+    let leaks = 0;
+    const watchSecret = (async () => {
+      const end = Date.now() + 6_000;
+      while (Date.now() < end) {
+        for (const node of nodes) {
+          const res = await fetch(`${node.baseUrl}/v2/object/${enc(secret)}`);
+          await res.arrayBuffer();
+          if (res.status !== 401) leaks++;
+        }
+        await sleep(50);
+      }
+    })();
+    // Change files in three waves while both processes rescan every second; the secret's file too.
+    for (let wave = 0; wave < 3; wave++) {
+      for (let f = wave; f < FILES / 3; f += 3) {
+        for (const d of [0, 1, 2]) {
+          const pid = `site-${d}/obs-${f}.csv`;
+          const body = `site,value\n${d},${f}\nchanged,${wave}\n`;
+          writeFileSync(join(tree, pid), body);
+          if (pid !== secret) changed.push({ pid, body });
+        }
+      }
+      await sleep(700);
+    }
+    writeFileSync(join(tree, secret), 'changed secret\n');
+    // Every changed object ends up served with its new bytes by both processes: none is lost (404).
+    const current = async () => {
+      for (const node of nodes) {
+        for (const { pid, body } of changed) {
+          const res = await fetch(`${node.baseUrl}/v2/object/${enc(pid)}`);
+          const text = await res.text();
+          if (res.status === 404) throw new Error(`${pid} was lost on ${node.port}`);
+          if (res.status !== 200 || text !== body) return false;
+        }
+      }
+      return true;
+    };
+    expect(await waitFor(current, 15_000), 'changed files served with their new bytes').toBe(true);
+    await watchSecret;
+    expect(leaks, 'anonymous reads of the object made private').toBe(0);
+    expect((await sysmetaOf(nodes[1]!, secret)).accessPolicy?.allow.some((r) => r.subject.includes('public')) ?? false).toBe(false);
+    expect((await allPids(nodes[1]!)).length).toBe(FILES);
+  }, 45_000);
+});
