@@ -33,6 +33,7 @@ export function toCoreConfig(config: MemberkitConfig, port: number, resolve: (p:
     auth: authConfig(config, resolve),
     basePath,
     maxPageSize: config.limits.maxPageSize,
+    sweep: { graceMs: config.sweep.graceSeconds * 1000, intervalMs: config.sweep.intervalSeconds * 1000 },
     ...(config.limits.maxObjectBytes !== undefined ? { maxObjectBytes: config.limits.maxObjectBytes } : {}),
     ...(f
       ? {
