@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AdapterError,
@@ -19,9 +20,8 @@ export interface UploadOptions {
 
 /**
  * Receive an upload into `storage`'s temporary area: the core counts the bytes, refuses them
- * past `maxBytes`, and computes MD5, SHA-1 and SHA-256 as they flow (each chunk is hashed
- * while the sink writes the previous ones, so disk and hashing overlap), without buffering
- * the object. If the source fails, the limit is crossed or the signal aborts, the temporary
+ * past `maxBytes`, and computes MD5, SHA-1 and SHA-256 as they flow (HashingSink), without
+ * buffering the object. If the source fails, the limit is crossed or the signal aborts, the temporary
  * bytes are removed and the error is rethrown (the source's own error as it is).
  */
 export async function receiveUpload(storage: StorageAdapter, source: AsyncIterable<Uint8Array>, options: UploadOptions = {}): Promise<PendingWrite> {
@@ -30,9 +30,9 @@ export async function receiveUpload(storage: StorageAdapter, source: AsyncIterab
   signal?.throwIfAborted();
   const id = randomBytes(16).toString('hex');
   const temp = await storage.openTemp({ id, ...(signal ? { signal } : {}) });
-  const digest = new UploadDigest(maxBytes);
+  const digest = new HashingSink(temp.sink, maxBytes);
   try {
-    await pipeline(digest.through(source), temp.sink, signal ? { signal } : {});
+    await pipeline(source, digest, signal ? { signal } : {});
   } catch (err) {
     if (!temp.sink.destroyed) temp.sink.destroy();
     await temp.abort().catch(() => undefined);
@@ -41,21 +41,59 @@ export async function receiveUpload(storage: StorageAdapter, source: AsyncIterab
   return new ReceivedUpload(temp, id, digest.size, digest.digests());
 }
 
-/** Size and digests of bytes as they pass. */
-class UploadDigest {
+/** Bytes the core may buffer ahead of the adapter's sink. */
+const AHEAD = 256 * 1024;
+
+/**
+ * Counts, limits and hashes the bytes on their way into the adapter's sink. Each batch is
+ * handed to the sink first and hashed while the sink writes it (its I/O runs off this
+ * thread), so hashing and storage overlap; the batch is acknowledged once the sink takes
+ * more. Ending it ends the sink and waits until the sink finished (bytes durable).
+ */
+class HashingSink extends Writable {
   size = 0;
   private readonly hashes = CHECKSUM_ALGORITHMS.map((a) => [a, createChecksumHash(a)] as const);
 
-  constructor(private readonly maxBytes: number | undefined) {}
+  constructor(
+    private readonly sink: Writable,
+    private readonly maxBytes: number | undefined,
+  ) {
+    super({ highWaterMark: AHEAD });
+    sink.on('error', (err) => this.destroy(err));
+  }
 
-  async *through(source: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
-    for await (const chunk of source) {
-      this.size += chunk.byteLength;
-      if (this.maxBytes !== undefined && this.size > this.maxBytes) throw new AdapterError('invalid', `the object is larger than the limit of ${this.maxBytes} bytes`);
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      for (const [, h] of this.hashes) h.update(buffer);
-      yield buffer;
+  override _write(chunk: Buffer, _enc: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.batch([chunk], callback);
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, callback: (error?: Error | null) => void): void {
+    this.batch(chunks.map((c) => c.chunk), callback);
+  }
+
+  private batch(buffers: Buffer[], callback: (error?: Error | null) => void): void {
+    let bytes = 0;
+    for (const b of buffers) bytes += b.byteLength;
+    if (this.maxBytes !== undefined && this.size + bytes > this.maxBytes) {
+      callback(new AdapterError('invalid', `the object is larger than the limit of ${this.maxBytes} bytes`));
+      return;
     }
+    this.size += bytes;
+    let ready = true;
+    for (const b of buffers) ready = this.sink.write(b);
+    for (const b of buffers) for (const [, h] of this.hashes) h.update(b);
+    if (ready) callback();
+    else this.sink.once('drain', () => callback());
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    if (this.sink.writableFinished) return callback();
+    this.sink.once('finish', () => callback());
+    this.sink.end();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (!this.sink.destroyed && !this.sink.writableFinished) this.sink.destroy(error ?? undefined);
+    callback(error);
   }
 
   digests(): Record<ChecksumAlgorithmName, string> {
