@@ -18,6 +18,7 @@ import { runCli } from '../packages/cli/src/cli.js';
 import { configSchema } from '../packages/cli/src/config-schema.js';
 import { parseConfig } from '../packages/cli/src/load-config.js';
 import { CATALOGUE_BACKENDS, STORAGE_BACKENDS } from '../packages/cli/src/backends/index.js';
+import { startNodeProcess, testToken, writeConfig } from './support/node-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -202,6 +203,42 @@ describe('memberkit new adapter', () => {
     }
     const failures = await validateXmlDocuments(docs);
     expect(failures, describeFailures(failures)).toEqual([]);
+  }, 60_000);
+  it('is served by `memberkit serve` with configuration only: "adapters" names it, storage.type and catalogue.type select it', async () => {
+    const dir = join(WORK, 'served-by-config');
+    // A path relative to the configuration's folder: the generated package is not installed.
+    writeConfig(dir, { adapters: ['../gen-demo'], storage: { type: 'gen-demo', keyPrefix: 'bytes/' }, catalogue: { type: 'gen-demo' } });
+    const node = await startNodeProcess(dir);
+    try {
+      const ping = await fetch(`${node.baseUrl}/v2/monitor/ping`);
+      expect(ping.status, await ping.text()).toBe(200);
+      const bytes = 'site,temp\nB,7.5\n';
+      const sysmeta = encodeSysmeta(buildUploadSysmeta({ pid: 'served-1', bytes, rightsHolder: 'CN=admin' }));
+      const body = multipartBody(createParts('served-1', bytes, sysmeta));
+      const created = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', headers: { authorization: `Bearer ${await testToken('CN=admin')}`, 'content-type': body.contentType }, body: body.body });
+      expect(created.status, await created.text()).toBe(200);
+      const read = await fetch(`${node.baseUrl}/v2/object/served-1`);
+      expect(read.status).toBe(200);
+      expect(await read.text()).toBe(bytes);
+      // The catalogue keeps no event log: the node's embedded one recorded the create.
+      expect(existsSync(join(dir, 'memberkit-events.db'))).toBe(true);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nserver output:\n${node.output()}`, { cause: e });
+    } finally {
+      await node.stop();
+    }
+  }, 90_000);
+
+  it('a package in "adapters" that cannot be loaded or offers nothing stops the node with one line naming it', async () => {
+    const dir = join(WORK, 'bad-adapters');
+    writeConfig(dir, { adapters: ['@example/not-installed-adapter'] });
+    await expect(runCli(['node', 'memberkit', 'serve', dir])).rejects.toThrow(/adapters\[0\]: cannot load adapter package '@example\/not-installed-adapter': not installed/);
+    // A package without descriptors (the CLI's own client package exports none).
+    writeConfig(dir, { adapters: ['@memberkit/client'] });
+    await expect(runCli(['node', 'memberkit', 'serve', dir])).rejects.toThrow(/adapters\[0\]: cannot load adapter package '@memberkit\/client': it exports no descriptors/);
+    // An unknown type lists the types actually available, the loaded package's among them.
+    writeConfig(dir, { adapters: ['../gen-demo'], storage: { type: 'gen-dem' } });
+    await expect(runCli(['node', 'memberkit', 'serve', dir])).rejects.toThrow(/storage\.type: unknown type 'gen-dem' — did you mean gen-demo\? \(known: filesystem, tree, s3, s3-bucket, gen-demo/);
   }, 60_000);
 });
 
