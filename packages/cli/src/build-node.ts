@@ -4,7 +4,7 @@ import { createLogger, createMemberNode, createNodeMetrics, isWrapStorage, obser
 import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { createQueryExtension } from '@memberkit/query';
-import { BUILT_IN_BACKENDS, catalogueBackend, storageBackend, type BackendContext, type Backends, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
+import { catalogueBackend, storageBackend, type BackendContext, type Backends, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { formatRulesProblems } from '@memberkit/science';
 import { ConfigError, resolvePath, type LoadedConfig } from './load-config.js';
@@ -101,7 +101,7 @@ async function createStorage(backends: Backends, section: { type: string } & Rec
 /** The adapters the configuration asks for (not yet opened), from the backends loaded with it. */
 async function createParts(loaded: LoadedConfig, logger: Logger): Promise<Parts> {
   const { config } = loaded;
-  const backends = loaded.backends ?? BUILT_IN_BACKENDS;
+  const { backends } = loaded;
   let catalogue: Catalogue | undefined;
   const { type: catalogueType, ...catalogueOptions } = config.catalogue;
   const ctx: BackendContext = {
