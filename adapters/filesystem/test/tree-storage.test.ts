@@ -54,7 +54,7 @@ describe('TreeStorageAdapter (wrap mode)', () => {
   it('declares a read-only store with list and range', () => {
     expect(tree.capabilities).toEqual({ write: false, delete: false, list: true, range: true, nativeChecksums: [] });
     const asPort: StorageAdapter = tree;
-    expect(asPort.write).toBeUndefined();
+    expect(asPort.openTemp).toBeUndefined();
     expect(asPort.delete).toBeUndefined();
   });
 
