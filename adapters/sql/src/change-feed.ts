@@ -2,7 +2,7 @@ import type { FeedEntry, FeedPage } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
 import { num, text } from './dialect.js';
 import type { ClockTick } from './clock.js';
-import { toAdapterError } from './errors.js';
+import { changesOf, rowOf, rowsOf, runAsync, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -14,7 +14,7 @@ import type { SqlStore } from './sql-store.js';
  * beyond its position + 1 knows the entries between were pruned (pruneChanges) and must
  * reconcile in full instead of following.
  */
-export async function recordChanges(trx: Kysely<any>, tick: ClockTick, entries: ReadonlyArray<Omit<FeedEntry, 'seq'>>): Promise<number | undefined> {
+export function* recordChangesSteps(tick: ClockTick, entries: ReadonlyArray<Omit<FeedEntry, 'seq'>>): Routine<number | undefined> {
   if (entries.length === 0) return undefined;
   const at = Date.now();
   let last = 0;
@@ -22,32 +22,33 @@ export async function recordChanges(trx: Kysely<any>, tick: ClockTick, entries: 
     last = tick.nextSeq();
     return sql`(${last}, ${e.pid}, ${e.kind}, ${at})`;
   });
-  for (let i = 0; i < rows.length; i += 500) await sql`INSERT INTO mk_changes (seq, pid, kind, at) VALUES ${sql.join(rows.slice(i, i + 500))}`.execute(trx);
+  for (let i = 0; i < rows.length; i += 500) yield* changesOf(sql`INSERT INTO mk_changes (seq, pid, kind, at) VALUES ${sql.join(rows.slice(i, i + 500))}`);
   return last;
+}
+
+/** `recordChangesSteps` in a kysely transaction `trx`. */
+export function recordChanges(trx: Kysely<any>, tick: ClockTick, entries: ReadonlyArray<Omit<FeedEntry, 'seq'>>): Promise<number | undefined> {
+  return runAsync(trx, undefined, recordChangesSteps(tick, entries));
 }
 
 /** Entries after `seq` (at most `limit`) and the head, from one snapshot. */
 export function changesSince(store: SqlStore, seq: number, limit: number): Promise<FeedPage> {
-  return store.read('read the change feed', async (trx) => {
-    const head = await readHead(trx);
-    const { rows } = await sql<{ seq: unknown; pid: unknown; kind: unknown }>`SELECT seq, pid, kind FROM mk_changes
-      WHERE seq > ${seq} AND seq <= ${head} ORDER BY seq LIMIT ${Math.max(0, Math.floor(limit))}`.execute(trx);
+  return store.reading('read the change feed', function* () {
+    const head = yield* readHead();
+    const rows = yield* rowsOf<{ seq: unknown; pid: unknown; kind: unknown }>(sql`SELECT seq, pid, kind FROM mk_changes
+      WHERE seq > ${seq} AND seq <= ${head} ORDER BY seq LIMIT ${Math.max(0, Math.floor(limit))}`);
     return { head, entries: rows.map((r) => ({ seq: num(r.seq), pid: text(r.pid), kind: text(r.kind) as FeedEntry['kind'] })) };
   });
 }
 
 /** The last committed feed position: one primary-key read. */
-export async function changeHead(store: SqlStore): Promise<number> {
-  try {
-    return await readHead(store.db);
-  } catch (e) {
-    throw toAdapterError(e, 'read the change feed head');
-  }
+export function changeHead(store: SqlStore): Promise<number> {
+  return store.readOne('read the change feed head', readHead);
 }
 
-async function readHead(db: Kysely<any>): Promise<number> {
-  const { rows } = await sql<{ seq: unknown }>`SELECT seq FROM mk_clock WHERE id = 1`.execute(db);
-  return num(rows[0]?.seq ?? 0);
+function* readHead(): Routine<number> {
+  const row = yield* rowOf<{ seq: unknown }>(sql`SELECT seq FROM mk_clock WHERE id = 1`);
+  return num(row?.seq ?? 0);
 }
 
 /**
@@ -57,13 +58,12 @@ async function readHead(db: Kysely<any>): Promise<number> {
  * Returns the number of entries removed.
  */
 export function pruneChanges(store: SqlStore, before: Date, keepLatest: number): Promise<number> {
-  return store.write('prune the change feed', async (trx) => {
-    const head = await readHead(trx);
-    const { rows } = await sql<{ seq: unknown }>`SELECT MAX(seq) AS seq FROM mk_changes WHERE at < ${before.getTime()}`.execute(trx);
-    const byAge = rows[0]?.seq === null || rows[0]?.seq === undefined ? 0 : num(rows[0].seq);
+  return store.writing('prune the change feed', function* () {
+    const head = yield* readHead();
+    const row = yield* rowOf<{ seq: unknown }>(sql`SELECT MAX(seq) AS seq FROM mk_changes WHERE at < ${before.getTime()}`);
+    const byAge = row?.seq === null || row?.seq === undefined ? 0 : num(row.seq);
     const upTo = Math.min(head - 1, Math.max(byAge, head - Math.max(1, Math.floor(keepLatest))));
     if (upTo <= 0) return 0;
-    const result = await sql`DELETE FROM mk_changes WHERE seq <= ${upTo}`.execute(trx);
-    return Number(result.numAffectedRows ?? 0n);
+    return yield* changesOf(sql`DELETE FROM mk_changes WHERE seq <= ${upTo}`);
   });
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { num } from './dialect.js';
+import { changesOf, rowOf, runAsync, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -49,21 +50,31 @@ export class ClockTick {
   }
 }
 
-/** Locks the clock row for the rest of `trx` and reads it. Take it before any other row lock. */
-export async function lockClock(trx: Kysely<any>, store: SqlStore, asProposed = false): Promise<ClockTick> {
+/** Locks the clock row for the rest of the write transaction and reads it. Take it before any other row lock. */
+export function* lockClockSteps(store: SqlStore, asProposed = false): Routine<ClockTick> {
   const forUpdate = sql.raw(store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE');
-  const read = () => sql<{ last_ms: unknown; seq: unknown }>`SELECT last_ms, seq FROM mk_clock WHERE id = 1 ${forUpdate}`.execute(trx);
-  let row = (await read()).rows[0];
+  const read = () => rowOf<{ last_ms: unknown; seq: unknown }>(sql`SELECT last_ms, seq FROM mk_clock WHERE id = 1 ${forUpdate}`);
+  let row = yield* read();
   if (row === undefined) {
     // The row is written by the migration; recreate it if someone emptied the table.
-    await sql`INSERT INTO mk_clock (id, last_ms, seq) VALUES (1, 0, 0)`.execute(trx);
-    row = (await read()).rows[0];
+    yield* changesOf(sql`INSERT INTO mk_clock (id, last_ms, seq) VALUES (1, 0, 0)`);
+    row = yield* read();
   }
   return new ClockTick(num(row?.last_ms ?? 0), num(row?.seq ?? 0), asProposed);
 }
 
-/** Writes the advanced clock back (same transaction as `lockClock`). */
-export async function saveClock(trx: Kysely<any>, tick: ClockTick): Promise<void> {
+/** Writes the advanced clock back (same transaction as `lockClockSteps`). */
+export function* saveClockSteps(tick: ClockTick): Routine<void> {
   const { lastMs, seq } = tick.state;
-  await sql`UPDATE mk_clock SET last_ms = ${lastMs}, seq = ${seq} WHERE id = 1`.execute(trx);
+  yield* changesOf(sql`UPDATE mk_clock SET last_ms = ${lastMs}, seq = ${seq} WHERE id = 1`);
+}
+
+/** `lockClockSteps` in a kysely transaction `trx`. */
+export function lockClock(trx: Kysely<any>, store: SqlStore, asProposed = false): Promise<ClockTick> {
+  return runAsync(trx, store.dialect, lockClockSteps(store, asProposed));
+}
+
+/** `saveClockSteps` in a kysely transaction `trx`. */
+export function saveClock(trx: Kysely<any>, tick: ClockTick): Promise<void> {
+  return runAsync(trx, undefined, saveClockSteps(tick));
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
 import { createPool, type PoolOptions } from 'mysql2';
 import pg from 'pg';
+import { SqliteSync, StatementCache } from './executor.js';
 
 /** The SQL engines memberkit speaks. */
 export type SqlDialectName = 'postgres' | 'mysql' | 'sqlite';
@@ -120,6 +121,11 @@ export function dialectSql(name: SqlDialectName): DialectSql {
 export interface SqlHandle {
   readonly db: Kysely<any>;
   readonly dialect: DialectSql;
+  /**
+   * SQLite: the synchronous executor on the connection kysely runs on, once kysely opened it
+   * (after the first query). Undefined on the other dialects.
+   */
+  sync(): SqliteSync | undefined;
   destroy(): Promise<void>;
 }
 
@@ -128,6 +134,7 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
   const dialect = dialectSql(options.dialect);
   const c = options.connection;
   let db: Kysely<any>;
+  let sync: SqliteSync | undefined;
   if (options.dialect === 'postgres') {
     const config: pg.PoolConfig = typeof c === 'string' ? { connectionString: c } : (c as pg.PoolConfig);
     db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ max: 10, ...config }) }) });
@@ -150,34 +157,16 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
           database.pragma('busy_timeout = 0');
           database.pragma('journal_mode = WAL');
           database.pragma('synchronous = NORMAL');
-          return withStatementCache(database);
+          // Each SQL text is prepared once (the store's queries are a few fixed texts, and
+          // preparing costs more than running them), for kysely and the synchronous executor.
+          const statements = new StatementCache(database);
+          sync = new SqliteSync(statements, db);
+          return { prepare: (text: string) => statements.prepare(text), close: () => database.close() };
         },
       }),
     });
   }
-  return { db, dialect, destroy: () => db.destroy() };
-}
-
-/**
- * The connection kysely's SQLite driver runs every query on, preparing each SQL text once:
- * the store's queries are a few fixed texts, and preparing costs more than running them.
- */
-function withStatementCache(database: Database.Database): { prepare(sql: string): Database.Statement; close(): void } {
-  const statements = new Map<string, Database.Statement>();
-  return {
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (statement === undefined) {
-        statement = database.prepare(text);
-        // Texts built from a variable number of values (IN lists, multi-row VALUES) are
-        // many; keep the cache bounded by dropping the oldest.
-        if (statements.size >= 500) statements.delete(statements.keys().next().value as string);
-        statements.set(text, statement);
-      }
-      return statement;
-    },
-    close: () => database.close(),
-  };
+  return { db, dialect, sync: () => sync, destroy: () => db.destroy() };
 }
 
 /**
@@ -185,11 +174,20 @@ function withStatementCache(database: Database.Database): { prepare(sql: string)
  * connection or process holds the write lock. SQLITE_BUSY after that.
  */
 export async function beginImmediate(conn: Kysely<any>, timeoutMs = 5000): Promise<void> {
+  await waitForWriteLock(async () => {
+    await sql`BEGIN IMMEDIATE`.execute(conn);
+  }, timeoutMs);
+}
+
+/**
+ * Calls `attempt` (which starts with BEGIN IMMEDIATE) until it does not fail with SQLITE_BUSY
+ * (another connection or process holds the write lock), for up to `timeoutMs`.
+ */
+export async function waitForWriteLock<T>(attempt: () => Promise<T>, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let wait = 1; ; wait = Math.min(wait * 2, 25)) {
     try {
-      await sql`BEGIN IMMEDIATE`.execute(conn);
-      return;
+      return await attempt();
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw e;

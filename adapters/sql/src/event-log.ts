@@ -1,9 +1,10 @@
 import { AdapterError, type EventLogStore, type EventQuery, type EventRecord, type StoredEvent } from '@memberkit/types';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
-import { applyRankDeltas, EVENT_RANKS, eventSlice, rankedPage, runSteps, type RankDelta } from './rank-index.js';
+import { applyRankDeltas, EVENT_RANKS, eventSlice, rankedPage, type RankDelta } from './rank-index.js';
+import { insertOf, rowOf, rowsOf, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
 
@@ -57,7 +58,7 @@ export class SqlEventLog implements EventLogStore {
   /** Appends all of `events` in one transaction (all or none). 'invalid' on a bad dateLogged. */
   async append(events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return;
-    await this.store.write('append events', (trx) => appendEvents(trx, this.store, events));
+    await this.store.writing('append events', () => appendEvents(this.store, events));
   }
 
   /** Entries in order dateLogged then entryId, with the exact total of the filtered log. */
@@ -73,17 +74,18 @@ export class SqlEventLog implements EventLogStore {
     const readable = (subjects: readonly string[], form: 'exists' | 'in') =>
       typeof access === 'function' ? access(sql.ref('o.identifier'), subjects, form) : readableBy(sql.ref('o.identifier'), subjects, form);
     const slice = eventSlice(query);
-    return this.store.read('query events', async (trx) => {
+    const store = this.store;
+    return store.reading('query events', function* () {
       // Every entry or a date range: any page from the position index (rank-index.ts).
-      if (slice !== undefined && (slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows)) {
-        const page = await runSteps(trx, this.store.dialect, rankedPage<EventRow>(this.store.dialect.name, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' }));
+      if (slice !== undefined && (slice.from !== undefined || slice.to !== undefined || query.start >= store.rankBucketRows)) {
+        const page = yield* rankedPage<EventRow>(store.dialect.name, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: 'r.*' });
         if (page !== undefined) return { total: page.total, entries: page.rows.map(toStoredEvent) };
       }
-      const { total, rows } = await orderedPage<EventRow>(trx, {
+      const { total, rows } = yield* orderedPage<EventRow>({
         table: 'mk_events',
         order: ['date_logged', 'entry_id'],
         where: (form) => (query.readableBy === undefined ? base : [...base, readable(query.readableBy, form)]),
-        ...(base.length === 0 && query.readableBy === undefined ? { total: () => this.store.counter(trx, 'events') } : {}),
+        ...(base.length === 0 && query.readableBy === undefined ? { total: () => store.counter('events') } : {}),
         columns: 'r.*',
         start: query.start,
         count: query.count,
@@ -94,10 +96,11 @@ export class SqlEventLog implements EventLogStore {
 }
 
 /**
- * Appends `events` inside the caller's write transaction `trx` (the event log's own appends,
- * and a catalogue change whose events commit with it: the log and the catalogue share `store`).
+ * Appends `events` inside the caller's write transaction (the event log's own appends, and a
+ * catalogue change whose events commit with it: the log and the catalogue share `store`).
+ * `bump` false: the caller adds `events.length` to the events counter (with its own bump).
  */
-export async function appendEvents(trx: Kysely<any>, store: SqlStore, events: readonly EventRecord[]): Promise<void> {
+export function* appendEvents(store: SqlStore, events: readonly EventRecord[], bump = true): Routine<void> {
   if (events.length === 0) return;
   const rows = events.map(
     (e) => sql`(${e.identifier}, ${e.ipAddress}, ${e.userAgent}, ${e.subject}, ${e.event}, ${epochMs(e.dateLogged, 'dateLogged')}, ${e.nodeIdentifier})`,
@@ -105,33 +108,32 @@ export async function appendEvents(trx: Kysely<any>, store: SqlStore, events: re
   const ranks: RankDelta[] = [];
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = events.slice(i, i + 500);
-    const ids = await insertEvents(trx, store, rows.slice(i, i + 500));
+    const ids = yield* insertEvents(store, rows.slice(i, i + 500));
     chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_RANKS.keyText(ids[j]), n: 1, pub: 0 }));
   }
-  await store.bump(trx, 'events', rows.length);
-  await runSteps(trx, store.dialect, applyRankDeltas(store.dialect.name, EVENT_RANKS, ranks, store.rankBucketRows));
+  if (bump) yield* store.bump({ events: rows.length });
+  yield* applyRankDeltas(store.dialect.name, EVENT_RANKS, ranks, store.rankBucketRows);
 }
 
 /** auto_increment_increment of each MySQL store, read once. */
 const idSteps = new WeakMap<SqlStore, number>();
 
 /** Inserts `rows` and returns their entry ids in order. */
-async function insertEvents(trx: Kysely<any>, store: SqlStore, rows: RawBuilder<unknown>[]): Promise<Array<number | string>> {
+function* insertEvents(store: SqlStore, rows: RawBuilder<unknown>[]): Routine<Array<number | string>> {
   const insert = sql`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
     VALUES ${sql.join(rows)}`;
   if (store.dialect.name !== 'mysql') {
-    const { rows: ids } = await sql<{ entry_id: number | string }>`${insert} RETURNING entry_id`.execute(trx);
+    const ids = yield* rowsOf<{ entry_id: number | string }>(sql`${insert} RETURNING entry_id`);
     return ids.map((r) => r.entry_id).sort((a, b) => Number(a) - Number(b));
   }
   // MySQL has no RETURNING: one multi-row INSERT takes consecutive ids (a step of
   // auto_increment_increment apart) from the first, which insertId reports.
-  const result = await insert.execute(trx);
+  const { insertId: first } = yield* insertOf(insert);
   let step = idSteps.get(store);
   if (step === undefined) {
-    step = num((await sql<{ s: unknown }>`SELECT @@auto_increment_increment AS s`.execute(trx)).rows[0]?.s ?? 1);
+    step = num((yield* rowOf<{ s: unknown }>(sql`SELECT @@auto_increment_increment AS s`))?.s ?? 1);
     idSteps.set(store, step);
   }
-  const first = Number(result.insertId);
   return rows.map((_, j) => first + j * step);
 }
 

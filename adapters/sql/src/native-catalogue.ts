@@ -15,13 +15,14 @@ import {
 } from '@memberkit/types';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
-import { isUniqueViolation, toAdapterError } from './errors.js';
+import { isUniqueViolation } from './errors.js';
+import { changesOf, rowOf, rowsOf, type Routine } from './executor.js';
 import { countRows, orderedPage } from './paging.js';
-import { applyRankDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_RANKS, objectSlice, rankedPage, runSteps, type RankDelta, type RankedSlice } from './rank-index.js';
+import { applyRankDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_RANKS, objectSlice, rankedPage, type RankDelta, type RankedSlice } from './rank-index.js';
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
-import { changeHead, changesSince, pruneChanges, recordChanges } from './change-feed.js';
-import { lockClock, saveClock, type ClockTick } from './clock.js';
+import { changeHead, changesSince, pruneChanges, recordChangesSteps } from './change-feed.js';
+import { lockClockSteps, saveClockSteps, type ClockTick } from './clock.js';
 import { appendEvents, SqlEventLog } from './event-log.js';
 import { dropIntents, intend, settleIntents, staleIntents } from './write-intents.js';
 import { checkSlice, epochMs, type ObjectSummary } from '@memberkit/types';
@@ -82,18 +83,18 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   }
 
   async get(pid: string): Promise<ObjectRecord | undefined> {
-    // Decoding inside #query: an unreadable stored record is 'internal' with its cause.
-    return this.#query('get object', async (db) => {
-      const { rows } = await sql<RecordRow>`SELECT sysmeta, storage_key, is_replica FROM mk_objects WHERE pid = ${pid}`.execute(db);
-      return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    // Decoding inside the routine: an unreadable stored record is 'internal' with its cause.
+    return this.store.readOne('get object', function* () {
+      const row = yield* rowOf<RecordRow>(sql`SELECT sysmeta, storage_key, is_replica FROM mk_objects WHERE pid = ${pid}`);
+      return row === undefined ? undefined : toRecord(row);
     });
   }
 
   /** Every object whose seriesId is `sid`, ordered by dateUploaded then PID. */
   async seriesMembers(sid: string): Promise<SeriesMember[]> {
-    const { rows } = await this.#query('list series members', (db) =>
-      sql<{ pid: unknown; obsoletes: unknown; obsoleted_by: unknown; date_uploaded: unknown }>`SELECT pid, obsoletes, obsoleted_by, date_uploaded
-        FROM mk_objects WHERE series_id = ${sid} ORDER BY date_uploaded, pid`.execute(db),
+    const rows = await this.store.readOne('list series members', () =>
+      rowsOf<{ pid: unknown; obsoletes: unknown; obsoleted_by: unknown; date_uploaded: unknown }>(sql`SELECT pid, obsoletes, obsoleted_by, date_uploaded
+        FROM mk_objects WHERE series_id = ${sid} ORDER BY date_uploaded, pid`),
     );
     return rows.map((row) => {
       const member: SeriesMember = { pid: text(row.pid), dateUploaded: new Date(num(row.date_uploaded)) };
@@ -106,8 +107,8 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   }
 
   async identifierUse(id: string): Promise<'pid' | 'sid' | undefined> {
-    const { rows } = await this.#query('identifierUse', (db) => sql<{ kind: unknown }>`SELECT kind FROM mk_identifiers WHERE id = ${id}`.execute(db));
-    return rows[0] === undefined ? undefined : (text(rows[0].kind) as 'pid' | 'sid');
+    const row = await this.store.readOne('identifierUse', () => rowOf<{ kind: unknown }>(sql`SELECT kind FROM mk_identifiers WHERE id = ${id}`));
+    return row === undefined ? undefined : (text(row.kind) as 'pid' | 'sid');
   }
 
   /**
@@ -137,29 +138,31 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     const others = subjects?.filter((s) => s !== 'public') ?? [];
     const publicToo = subjects?.includes('public') ?? false;
     const ranked = objectSlice(query);
-    return this.store.read('list objects', async (trx) => {
+    const store = this.store;
+    const publicAndOwn = (slice: RankedSlice) => this.#publicAndOwn<Row>(slice, others, query.start, query.count, columns);
+    return store.reading('list objects', function* () {
       if (ranked !== undefined && ranked.others.length === 0) {
         const { slice } = ranked;
-        const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= this.store.rankBucketRows;
-        const page = indexed ? await runSteps(trx, this.store.dialect, rankedPage<Row>(this.store.dialect.name, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns })) : undefined;
+        const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.rankBucketRows;
+        const page = indexed ? yield* rankedPage<Row>(store.dialect.name, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns }) : undefined;
         if (page !== undefined) return page;
       }
       if (ranked !== undefined && ranked.others.length > 0) {
-        const merged = await this.#publicAndOwn<Row>(trx, ranked.slice, others, query.start, query.count, columns);
+        const merged = yield* publicAndOwn(ranked.slice);
         if (merged !== undefined) return merged;
       }
       const readable = (form: 'exists' | 'in') => {
         if (!publicToo) return readableBy(sql.ref('o.pid'), others, form);
         return others.length === 0 ? sql`o.is_public = 1` : sql`(o.is_public = 1 OR ${readableBy(sql.ref('o.pid'), others, form)})`;
       };
-      const total = async (): Promise<number> => {
-        if (subjects === undefined) return base.length === 0 ? this.store.counter(trx, 'objects') : countRows(trx, 'mk_objects', base);
-        if (!publicToo) return countRows(trx, 'mk_objects', [...base, readableBy(sql.ref('o.pid'), others, 'in')]);
-        const restricted = others.length === 0 ? 0 : await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')]);
-        const indexed = ranked === undefined ? undefined : await runSteps(trx, this.store.dialect, rankedPage(this.store.dialect.name, OBJECT_RANKS, ranked.slice, { start: 0, count: 0, columns }));
-        return restricted + (indexed?.total ?? (await countRows(trx, 'mk_objects', [...base, sql`o.is_public = 1`])));
+      const total = function* (): Routine<number> {
+        if (subjects === undefined) return base.length === 0 ? yield* store.counter('objects') : yield* countRows('mk_objects', base);
+        if (!publicToo) return yield* countRows('mk_objects', [...base, readableBy(sql.ref('o.pid'), others, 'in')]);
+        const restricted = others.length === 0 ? 0 : yield* countRows('mk_objects', [...base, sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')]);
+        const indexed = ranked === undefined ? undefined : yield* rankedPage(store.dialect.name, OBJECT_RANKS, ranked.slice, { start: 0, count: 0, columns });
+        return restricted + (indexed?.total ?? (yield* countRows('mk_objects', [...base, sql`o.is_public = 1`])));
       };
-      return orderedPage<Row>(trx, {
+      return yield* orderedPage<Row>({
         table: 'mk_objects',
         order: ['date_modified', 'pid'],
         where: (form) => (subjects === undefined ? base : [...base, readable(form)]),
@@ -172,15 +175,15 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   }
 
   /** `public` ∪ the restricted objects `others` may read, when those are few (mergedPublicPage). */
-  async #publicAndOwn<Row>(trx: Kysely<any>, slice: RankedSlice, others: string[], start: number, count: number, columns: string): Promise<{ total: number; rows: Row[] } | undefined> {
+  *#publicAndOwn<Row>(slice: RankedSlice, others: string[], start: number, count: number, columns: string): Routine<{ total: number; rows: Row[] } | undefined> {
     const d = this.store.dialect;
     const conditions = [sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')];
     if (slice.from !== undefined) conditions.push(sql`o.date_modified >= ${slice.from}`);
     if (slice.to !== undefined) conditions.push(sql`o.date_modified < ${slice.to}`);
     const own = sql`SELECT o.date_modified AS d, o.pid AS k FROM mk_objects o
-      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.compile(trx);
-    const byKeys = (pids: string[]) => sql`SELECT ${sql.raw(columns)}, r.pid AS k FROM mk_objects r WHERE ${inList(sql.ref('r.pid'), pids)}`.compile(trx);
-    return runSteps(trx, d, mergedPublicPage<Row>(d.name, OBJECT_RANKS, slice, { start, count, columns }, asStep(own), (pids) => asStep(byKeys(pids))));
+      WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.compile(this.store.db);
+    const byKeys = (pids: string[]) => sql`SELECT ${sql.raw(columns)}, r.pid AS k FROM mk_objects r WHERE ${inList(sql.ref('r.pid'), pids)}`.compile(this.store.db);
+    return yield* mergedPublicPage<Row>(d.name, OBJECT_RANKS, slice, { start, count, columns }, asStep(own), (pids) => asStep(byKeys(pids)));
   }
 
   /**
@@ -190,31 +193,38 @@ export class SqlNativeCatalogue implements MetadataAdapter {
    * feed; returns the stored dates and the feed position.
    */
   async apply(change: CatalogueChange): Promise<AppliedChange> {
-    return this.store.write('apply catalogue change', async (trx) => {
-      const tick = await lockClock(trx, this.store, this.clock === 'proposed');
-      const ranks: RankDelta[] = [];
-      const dates = new Map<string, Date>();
-      const feed: Array<Omit<FeedEntry, 'seq'>> = [];
-      for (const record of change.insert ?? []) {
-        dates.set(record.sysmeta?.identifier, await this.#insert(trx, record, ranks, tick));
-        feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
-      }
-      for (const replacement of change.replace ?? []) {
-        dates.set(replacement.pid, await this.#replace(trx, replacement, ranks, tick));
-        feed.push({ pid: replacement.pid, kind: 'replace' });
-      }
-      for (const { pid } of change.remove ?? []) {
-        await this.#remove(trx, pid, ranks);
-        dates.delete(pid);
-        feed.push({ pid, kind: 'remove' });
-      }
-      await runSteps(trx, this.store.dialect, applyRankDeltas(this.store.dialect.name, OBJECT_RANKS, ranks, this.store.rankBucketRows));
-      if (change.events !== undefined && change.events.length > 0) await appendEvents(trx, this.store, change.events);
-      if (change.intents !== undefined && change.intents.length > 0) await settleIntents(trx, change.intents);
-      const seq = await recordChanges(trx, tick, feed);
-      await saveClock(trx, tick);
-      return seq === undefined ? { dates } : { dates, seq };
-    });
+    return this.store.writing('apply catalogue change', () => this.#apply(change));
+  }
+
+  *#apply(change: CatalogueChange): Routine<AppliedChange> {
+    const store = this.store;
+    const tick = yield* lockClockSteps(store, this.clock === 'proposed');
+    const w: WriteBatch = { ranks: [], access: new Map(), objects: 0 };
+    const dates = new Map<string, Date>();
+    const feed: Array<Omit<FeedEntry, 'seq'>> = [];
+    for (const record of change.insert ?? []) {
+      dates.set(record.sysmeta?.identifier, yield* this.#insert(record, w, tick));
+      feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
+    }
+    for (const replacement of change.replace ?? []) {
+      dates.set(replacement.pid, yield* this.#replace(replacement, w, tick));
+      feed.push({ pid: replacement.pid, kind: 'replace' });
+    }
+    // removes delete access rows: the rows of inserts and replaces go in first
+    yield* writeAccess(w.access);
+    for (const { pid } of change.remove ?? []) {
+      yield* this.#remove(pid, w);
+      dates.delete(pid);
+      feed.push({ pid, kind: 'remove' });
+    }
+    yield* applyRankDeltas(store.dialect.name, OBJECT_RANKS, w.ranks, store.rankBucketRows);
+    const events = change.events ?? [];
+    if (events.length > 0) yield* appendEvents(store, events, false);
+    yield* store.bump({ objects: w.objects, events: events.length });
+    if (change.intents !== undefined && change.intents.length > 0) yield* settleIntents(change.intents);
+    const seq = yield* recordChangesSteps(tick, feed);
+    yield* saveClockSteps(tick);
+    return seq === undefined ? { dates } : { dates, seq };
   }
 
   /** True for an SqlEventLog on this catalogue's store: `apply` then writes the change's events itself. */
@@ -246,47 +256,39 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     return dropIntents(this.store, ids);
   }
 
-  referencesKey(key: string): Promise<boolean> {
-    return this.#query('find a storage key', async (db) => (await sql`SELECT 1 AS x FROM mk_objects WHERE storage_key = ${key} LIMIT 1`.execute(db)).rows.length > 0);
+  async referencesKey(key: string): Promise<boolean> {
+    return (await this.store.readOne('find a storage key', () => rowOf(sql`SELECT 1 AS x FROM mk_objects WHERE storage_key = ${key} LIMIT 1`))) !== undefined;
   }
 
-  async #query<T>(what: string, fn: (db: Kysely<any>) => Promise<T>): Promise<T> {
-    try {
-      return await fn(this.store.db);
-    } catch (e) {
-      throw toAdapterError(e, what);
-    }
-  }
-
-  async #insert(trx: Kysely<any>, record: ObjectRecord, ranks: RankDelta[], tick: ClockTick): Promise<Date> {
+  *#insert(record: ObjectRecord, w: WriteBatch, tick: ClockTick): Routine<Date> {
     const pid = record.sysmeta?.identifier;
     if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
     if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
     const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
     const c = columns({ ...record.sysmeta, dateSysMetadataModified: stamped });
     try {
-      await sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`.execute(trx);
+      yield* changesOf(sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`);
     } catch (e) {
       if (isUniqueViolation(e)) throw new AdapterError('already-exists', `identifier ${pid} is already in use`, { cause: e });
       throw e;
     }
-    if (c.series_id !== null) await this.#claimSid(trx, c.series_id);
-    await sql`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
+    if (c.series_id !== null) yield* this.#claimSid(c.series_id);
+    yield* changesOf(sql`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
         obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
       VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
         ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public},
-        ${c.size}, ${c.checksum_algorithm}, ${c.checksum_value})`.execute(trx);
-    await this.#writeAccess(trx, pid, record.sysmeta);
-    await this.store.bump(trx, 'objects', 1);
-    ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+        ${c.size}, ${c.checksum_algorithm}, ${c.checksum_value})`);
+    w.access.set(pid, readers(record.sysmeta));
+    w.objects++;
+    w.ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
     return stamped;
   }
 
-  async #replace(trx: Kysely<any>, replacement: NonNullable<CatalogueChange['replace']>[number], ranks: RankDelta[], tick: ClockTick): Promise<Date> {
+  *#replace(replacement: NonNullable<CatalogueChange['replace']>[number], w: WriteBatch, tick: ClockTick): Routine<Date> {
     const { pid, expectedSerialVersion, sysmeta, isReplica } = replacement;
     if (sysmeta?.identifier !== pid) throw new AdapterError('invalid', `replacement sysmeta.identifier must equal ${pid}`);
     const proposed = epochMs(sysmeta.dateSysMetadataModified, 'dateSysMetadataModified');
-    const stored = await this.#lock(trx, pid);
+    const stored = yield* this.#lock(pid);
     if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
     if (stored.serialVersion !== expectedSerialVersion) {
       throw new AdapterError('conflict', `serialVersion of ${pid} is ${stored.serialVersion}, expected ${expectedSerialVersion}`);
@@ -294,39 +296,39 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     const stamped = new Date(tick.stamp(proposed, stored.dateModified));
     const c = columns({ ...sysmeta, dateSysMetadataModified: stamped });
     const replica = isReplica === undefined ? sql`is_replica` : sql`${isReplica ? 1 : 0}`;
-    const result = await sql`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
+    const changed = yield* changesOf(sql`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
         date_modified = ${c.date_modified}, date_uploaded = ${c.date_uploaded}, serial_version = ${c.serial_version},
         is_replica = ${replica}, obsoletes = ${c.obsoletes}, obsoleted_by = ${c.obsoleted_by}, sysmeta = ${c.sysmeta},
         is_public = ${c.is_public}, size = ${c.size}, checksum_algorithm = ${c.checksum_algorithm}, checksum_value = ${c.checksum_value}
-      WHERE pid = ${pid} AND serial_version = ${expectedSerialVersion}`.execute(trx);
-    if (Number(result.numAffectedRows ?? 0n) === 0) throw new AdapterError('conflict', `serialVersion of ${pid} changed`);
+      WHERE pid = ${pid} AND serial_version = ${expectedSerialVersion}`);
+    if (changed === 0) throw new AdapterError('conflict', `serialVersion of ${pid} changed`);
     if (stored.seriesId !== c.series_id) {
-      if (stored.seriesId !== null) await this.#releaseSid(trx, stored.seriesId);
-      if (c.series_id !== null) await this.#claimSid(trx, c.series_id);
+      if (stored.seriesId !== null) yield* this.#releaseSid(stored.seriesId);
+      if (c.series_id !== null) yield* this.#claimSid(c.series_id);
     }
-    await sql`DELETE FROM mk_access WHERE pid = ${pid}`.execute(trx);
-    await this.#writeAccess(trx, pid, sysmeta);
-    ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic }, { date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+    // the rows of an insert of this PID in the same change are not written yet
+    if (!w.access.has(pid)) yield* changesOf(sql`DELETE FROM mk_access WHERE pid = ${pid}`);
+    w.access.set(pid, readers(sysmeta));
+    w.ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic }, { date: c.date_modified, key: pid, n: 1, pub: c.is_public });
     return stamped;
   }
 
-  async #remove(trx: Kysely<any>, pid: string, ranks: RankDelta[]): Promise<void> {
-    const stored = await this.#lock(trx, pid);
+  *#remove(pid: string, w: WriteBatch): Routine<void> {
+    const stored = yield* this.#lock(pid);
     if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
-    await sql`DELETE FROM mk_objects WHERE pid = ${pid}`.execute(trx);
-    await sql`DELETE FROM mk_identifiers WHERE id = ${pid} AND kind = 'pid'`.execute(trx);
-    if (stored.seriesId !== null) await this.#releaseSid(trx, stored.seriesId);
-    await sql`DELETE FROM mk_access WHERE pid = ${pid}`.execute(trx);
-    await this.store.bump(trx, 'objects', -1);
-    ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic });
+    yield* changesOf(sql`DELETE FROM mk_objects WHERE pid = ${pid}`);
+    yield* changesOf(sql`DELETE FROM mk_identifiers WHERE id = ${pid} AND kind = 'pid'`);
+    if (stored.seriesId !== null) yield* this.#releaseSid(stored.seriesId);
+    yield* changesOf(sql`DELETE FROM mk_access WHERE pid = ${pid}`);
+    w.objects--;
+    w.ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic });
   }
 
   /** What the stored row of `pid` says about its place (version, series, listing position), row-locked until commit. */
-  async #lock(trx: Kysely<any>, pid: string): Promise<{ serialVersion: number; seriesId: string | null; dateModified: number; isPublic: number } | undefined> {
+  *#lock(pid: string): Routine<{ serialVersion: number; seriesId: string | null; dateModified: number; isPublic: number } | undefined> {
     const forUpdate = sql.raw(this.store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE');
-    const { rows } = await sql<{ serial_version: unknown; series_id: unknown; date_modified: unknown; is_public: unknown }>`SELECT
-        serial_version, series_id, date_modified, is_public FROM mk_objects WHERE pid = ${pid} ${forUpdate}`.execute(trx);
-    const row = rows[0];
+    const row = yield* rowOf<{ serial_version: unknown; series_id: unknown; date_modified: unknown; is_public: unknown }>(sql`SELECT
+        serial_version, series_id, date_modified, is_public FROM mk_objects WHERE pid = ${pid} ${forUpdate}`);
     return row === undefined
       ? undefined
       : { serialVersion: num(row.serial_version), seriesId: textOrNull(row.series_id), dateModified: num(row.date_modified), isPublic: num(row.is_public) };
@@ -336,31 +338,41 @@ export class SqlNativeCatalogue implements MetadataAdapter {
    * Records one more object carrying SID `sid`. The upsert locks the identifier row; if that
    * row is a PID the change fails with 'already-exists' (and rolls back).
    */
-  async #claimSid(trx: Kysely<any>, sid: string): Promise<void> {
+  *#claimSid(sid: string): Routine<void> {
     const d = this.store.dialect;
     try {
-      await sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${sid}, 'sid', 1)
-        ${sql.raw(d.upsert(['id'], { refs: 'mk_identifiers.refs + 1' }))}`.execute(trx);
+      yield* changesOf(sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${sid}, 'sid', 1)
+        ${sql.raw(d.upsert(['id'], { refs: 'mk_identifiers.refs + 1' }))}`);
     } catch (e) {
       if (isUniqueViolation(e)) throw new AdapterError('already-exists', `seriesId ${sid} is already in use`, { cause: e });
       throw e;
     }
-    const { rows } = await sql<{ kind: unknown }>`SELECT kind FROM mk_identifiers WHERE id = ${sid}`.execute(trx);
-    if (rows[0] !== undefined && text(rows[0].kind) === 'pid') {
+    const row = yield* rowOf<{ kind: unknown }>(sql`SELECT kind FROM mk_identifiers WHERE id = ${sid}`);
+    if (row !== undefined && text(row.kind) === 'pid') {
       throw new AdapterError('already-exists', `seriesId ${sid} is already in use as a PID`);
     }
   }
 
-  async #releaseSid(trx: Kysely<any>, sid: string): Promise<void> {
-    await sql`DELETE FROM mk_identifiers WHERE id = ${sid} AND kind = 'sid' AND refs <= 1`.execute(trx);
-    await sql`UPDATE mk_identifiers SET refs = refs - 1 WHERE id = ${sid} AND kind = 'sid'`.execute(trx);
+  *#releaseSid(sid: string): Routine<void> {
+    yield* changesOf(sql`DELETE FROM mk_identifiers WHERE id = ${sid} AND kind = 'sid' AND refs <= 1`);
+    yield* changesOf(sql`UPDATE mk_identifiers SET refs = refs - 1 WHERE id = ${sid} AND kind = 'sid'`);
   }
+}
 
-  async #writeAccess(trx: Kysely<any>, pid: string, sysmeta: StoredSystemMetadata): Promise<void> {
-    const subjects = [...readers(sysmeta)];
-    if (subjects.length === 0) return;
-    await sql`INSERT INTO mk_access (pid, subject) VALUES ${sql.join(subjects.map((s) => sql`(${pid}, ${s})`))}`.execute(trx);
-  }
+/** What the records of one change add up to, written once per transaction. */
+interface WriteBatch {
+  ranks: RankDelta[];
+  /** The access rows (readers) of each inserted or replaced PID, written by `writeAccess`. */
+  access: Map<string, Set<string>>;
+  /** Objects added minus objects removed. */
+  objects: number;
+}
+
+/** The access rows of `access` in multi-row INSERTs (then clears it). */
+function* writeAccess(access: Map<string, Set<string>>): Routine<void> {
+  const rows = [...access].flatMap(([pid, subjects]) => [...subjects].map((s) => sql`(${pid}, ${s})`));
+  access.clear();
+  for (let i = 0; i < rows.length; i += 300) yield* changesOf(sql`INSERT INTO mk_access (pid, subject) VALUES ${sql.join(rows.slice(i, i + 300))}`);
 }
 
 function columns(sysmeta: StoredSystemMetadata) {

@@ -1,5 +1,6 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { num } from './dialect.js';
+import { rowOf, rowsOf, type Routine } from './executor.js';
 
 /** Pages that skip fewer rows than this probe readableBy per row ('exists'); deeper ones collect the readable set first ('in'). */
 export const SHALLOW_OFFSET = 10_000;
@@ -14,7 +15,7 @@ export interface PageSpec {
   order: readonly [string, string];
   where: Conditions;
   /** The exact total when the caller knows a faster way than one COUNT (a kept counter, the position index). */
-  total?: () => Promise<number>;
+  total?: () => Routine<number>;
   /** Columns of the full row `r` to return. */
   columns: string;
   start: number;
@@ -26,23 +27,23 @@ function whereOf(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
 }
 
 /** COUNT(*) of `table` (aliased `o`) under `conditions`. */
-export async function countRows(trx: Kysely<any>, table: string, conditions: RawBuilder<unknown>[]): Promise<number> {
-  const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM ${sql.table(table)} o ${whereOf(conditions)}`.execute(trx);
-  return num(rows[0]?.n ?? 0);
+export function* countRows(table: string, conditions: RawBuilder<unknown>[]): Routine<number> {
+  const row = yield* rowOf<{ n: unknown }>(sql`SELECT count(*) AS n FROM ${sql.table(table)} o ${whereOf(conditions)}`);
+  return num(row?.n ?? 0);
 }
 
 /**
- * One page of an ordered listing and the exact total, in the caller's transaction:
+ * One page of an ordered listing and the exact total (run it in a read transaction):
  * - total: `spec.total` when given, else one COUNT over the filter's index;
  * - items: a deferred join: the page's keys come from a walk of the (date, key) index, so
  *   OFFSET never reads table rows; then only the page's rows are read. A page in the second
  *   half is found walking the index backwards (an offset of 990,000 of 1,000,000 skips
  *   10,000 entries, not 990,000).
  */
-export async function orderedPage<Row>(trx: Kysely<any>, spec: PageSpec): Promise<{ total: number; rows: Row[] }> {
+export function* orderedPage<Row>(spec: PageSpec): Routine<{ total: number; rows: Row[] }> {
   const [dateCol, keyCol] = spec.order;
   const table = sql.table(spec.table);
-  const total = spec.total ? await spec.total() : await countRows(trx, spec.table, spec.where('in'));
+  const total = spec.total ? yield* spec.total() : yield* countRows(spec.table, spec.where('in'));
   if (spec.count === 0 || spec.start >= total) return { total, rows: [] };
   const limit = Math.min(spec.count, total - spec.start);
   const fromEnd = total - spec.start - limit;
@@ -51,10 +52,10 @@ export async function orderedPage<Row>(trx: Kysely<any>, spec: PageSpec): Promis
   const dir = sql.raw(reverse ? 'DESC' : 'ASC');
   const date = sql.ref(`o.${dateCol}`);
   const key = sql.ref(`o.${keyCol}`);
-  const { rows } = await sql<Row>`SELECT ${sql.raw(spec.columns)} FROM (
+  const rows = yield* rowsOf<Row>(sql`SELECT ${sql.raw(spec.columns)} FROM (
       SELECT ${date}, ${key} FROM ${table} o ${whereOf(spec.where(skip < SHALLOW_OFFSET ? 'exists' : 'in'))}
       ORDER BY ${date} ${dir}, ${key} ${dir} LIMIT ${limit} OFFSET ${skip}
     ) page JOIN ${table} r ON r.${sql.raw(keyCol)} = page.${sql.raw(keyCol)}
-    ORDER BY page.${sql.raw(dateCol)}, page.${sql.raw(keyCol)}`.execute(trx);
+    ORDER BY page.${sql.raw(dateCol)}, page.${sql.raw(keyCol)}`);
   return { total, rows };
 }

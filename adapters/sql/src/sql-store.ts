@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdapterError } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
-import { beginImmediate, num, openKysely, type DialectSql, type SqlConnectionOptions, type SqlHandle } from './dialect.js';
+import { beginImmediate, num, openKysely, waitForWriteLock, type DialectSql, type SqlConnectionOptions, type SqlHandle } from './dialect.js';
+import { rowOf, runAsync, changesOf, type Routine, type SqliteSync } from './executor.js';
 import { isRetryable, toAdapterError } from './errors.js';
 import { COUNTER_SLOTS, migrate } from './migrations.js';
 import { importLegacyTables } from './legacy-import.js';
@@ -34,6 +35,8 @@ export class SqlStore {
   #handle: SqlHandle | undefined;
   #opening: Promise<void> | undefined;
   #opened = 0;
+  /** SQLite: set while a kysely transaction holds the connection (the synchronous executor waits). */
+  #kyselyTransaction: Promise<void> | undefined;
 
   constructor(options: SqlStoreOptions) {
     this.options = { ...options };
@@ -96,6 +99,78 @@ export class SqlStore {
   }
 
   /**
+   * Runs a routine of ONE statement without an explicit transaction (the statement is its own
+   * snapshot): one round trip on PostgreSQL and MySQL, no BEGIN/COMMIT on SQLite.
+   */
+  async readOne<T>(what: string, routine: () => Routine<T>): Promise<T> {
+    try {
+      const sync = await this.#sync();
+      return sync !== undefined ? sync.run(routine()) : await runAsync(this.db, this.dialect, routine());
+    } catch (e) {
+      throw toAdapterError(e, what);
+    }
+  }
+
+  /** Runs a routine in a read transaction (one snapshot for every statement, as `read`). */
+  async reading<T>(what: string, routine: () => Routine<T>): Promise<T> {
+    try {
+      const sync = await this.#sync();
+      if (sync === undefined) return await this.#transaction('read', (trx) => runAsync(trx, this.dialect, routine()));
+      sync.exec('BEGIN');
+      return this.#finish(sync, routine);
+    } catch (e) {
+      throw toAdapterError(e, what);
+    }
+  }
+
+  /**
+   * Runs a routine in a write transaction (as `write`: all or nothing, retried on deadlocks).
+   * On SQLite the routine runs synchronously between BEGIN IMMEDIATE and COMMIT; only the
+   * wait for another process's write lock is asynchronous.
+   */
+  async writing<T>(what: string, routine: () => Routine<T>): Promise<T> {
+    if (this.dialect.name !== 'sqlite') return this.write(what, (trx) => runAsync(trx, this.dialect, routine()));
+    try {
+      // BEGIN IMMEDIATE, the routine and COMMIT run without a pause, so nothing else of this
+      // process runs on the connection in between.
+      return await waitForWriteLock(async () => {
+        const sync = (await this.#sync())!;
+        sync.exec('BEGIN IMMEDIATE');
+        return this.#finish(sync, routine);
+      }, this.#busyTimeoutMs());
+    } catch (e) {
+      throw toAdapterError(e, what);
+    }
+  }
+
+  /**
+   * SQLite's synchronous executor once no kysely transaction holds the connection; the caller
+   * must use it before awaiting anything else. Undefined on other dialects.
+   */
+  async #sync(): Promise<SqliteSync | undefined> {
+    const sync = this.handle.sync();
+    if (sync === undefined) return sync;
+    while (this.#kyselyTransaction !== undefined) await this.#kyselyTransaction;
+    return sync;
+  }
+
+  /** Runs `routine` synchronously in the transaction just begun, then commits (rolls back on failure). */
+  #finish<T>(sync: SqliteSync, routine: () => Routine<T>): T {
+    try {
+      const result = sync.run(routine());
+      sync.exec('COMMIT');
+      return result;
+    } catch (e) {
+      try {
+        sync.exec('ROLLBACK');
+      } catch {
+        // SQLite already rolled back (some errors end the transaction themselves)
+      }
+      throw e;
+    }
+  }
+
+  /**
    * Runs `fn` in a read transaction: one snapshot for every statement (REPEATABLE READ, read
    * only, on PostgreSQL and MySQL; a deferred transaction on SQLite).
    */
@@ -147,9 +222,22 @@ export class SqlStore {
       return db.transaction().setIsolationLevel(level).execute(fn);
     }
     // better-sqlite3 behind kysely is one connection guarded by a mutex: connection() holds
-    // it for the whole transaction. IMMEDIATE takes the write lock up front, so two
-    // processes never deadlock upgrading a read lock.
-    return db.connection().execute(async (conn) => {
+    // it for the whole transaction (and #kyselyTransaction keeps the synchronous executor
+    // off it). IMMEDIATE takes the write lock up front, so two processes never deadlock
+    // upgrading a read lock.
+    while (this.#kyselyTransaction !== undefined) await this.#kyselyTransaction;
+    let release!: () => void;
+    this.#kyselyTransaction = new Promise((resolve) => (release = resolve));
+    try {
+      return await this.#sqliteTransaction(mode, fn);
+    } finally {
+      this.#kyselyTransaction = undefined;
+      release();
+    }
+  }
+
+  #sqliteTransaction<T>(mode: 'read' | 'write', fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+    return this.handle.db.connection().execute(async (conn) => {
       if (mode === 'write') await beginImmediate(conn, this.#busyTimeoutMs());
       else await sql`BEGIN`.execute(conn);
       try {
@@ -189,16 +277,22 @@ export class SqlStore {
     return this.options.rankBucketRows ?? RANK_BUCKET;
   }
 
-  /** @internal Adds `delta` to counter `name` (one random slot: concurrent writers rarely wait on each other). */
-  async bump(trx: Kysely<any>, name: 'objects' | 'events', delta: number): Promise<void> {
-    if (delta === 0) return;
+  /**
+   * @internal Adds each delta to its counter, in one statement (one random slot: concurrent
+   * writers rarely wait on each other). Bump once per transaction with the sum of its changes.
+   */
+  *bump(deltas: { objects?: number; events?: number }): Routine<void> {
+    const objects = deltas.objects ?? 0;
+    const events = deltas.events ?? 0;
+    if (objects === 0 && events === 0) return;
     const slot = Math.floor(Math.random() * COUNTER_SLOTS);
-    await sql`UPDATE mk_counters SET n = n + ${delta} WHERE name = ${name} AND slot = ${slot}`.execute(trx);
+    yield* changesOf(sql`UPDATE mk_counters SET n = n + CASE WHEN name = 'objects' THEN ${objects} ELSE ${events} END
+      WHERE slot = ${slot} AND name IN ('objects', 'events')`);
   }
 
   /** @internal The exact row count kept by `bump`. */
-  async counter(trx: Kysely<any>, name: 'objects' | 'events'): Promise<number> {
-    const { rows } = await sql<{ n: unknown }>`SELECT sum(n) AS n FROM mk_counters WHERE name = ${name}`.execute(trx);
-    return num(rows[0]?.n ?? 0);
+  *counter(name: 'objects' | 'events'): Routine<number> {
+    const row = yield* rowOf<{ n: unknown }>(sql`SELECT sum(n) AS n FROM mk_counters WHERE name = ${name}`);
+    return num(row?.n ?? 0);
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StaleIntent } from '@memberkit/types';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { changesOf, rowsOf, type Routine } from './executor.js';
 import { inList, num, text } from './dialect.js';
 import type { SqlStore } from './sql-store.js';
 
@@ -12,24 +13,24 @@ import type { SqlStore } from './sql-store.js';
  */
 export async function intend(store: SqlStore, name: string): Promise<string> {
   const id = randomUUID();
-  await store.write('record a write intent', (trx) => sql`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${Date.now()})`.execute(trx));
+  await store.writing('record a write intent', () => changesOf(sql`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${Date.now()})`));
   return id;
 }
 
 /** Deletes `ids` inside the catalogue change's transaction. */
-export async function settleIntents(trx: Kysely<any>, ids: readonly string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += 500) await sql`DELETE FROM mk_intents WHERE ${inList(sql.ref('id'), ids.slice(i, i + 500))}`.execute(trx);
+export function* settleIntents(ids: readonly string[]): Routine<void> {
+  for (let i = 0; i < ids.length; i += 500) yield* changesOf(sql`DELETE FROM mk_intents WHERE ${inList(sql.ref('id'), ids.slice(i, i + 500))}`);
 }
 
 export async function staleIntents(store: SqlStore, before: Date, limit: number): Promise<StaleIntent[]> {
-  const { rows } = await store.read('list stale write intents', (trx) =>
-    sql<{ id: unknown; name: unknown; created: unknown }>`SELECT id, name, created FROM mk_intents WHERE created < ${before.getTime()}
-      ORDER BY created, id LIMIT ${Math.max(0, Math.floor(limit))}`.execute(trx),
+  const rows = await store.readOne('list stale write intents', () =>
+    rowsOf<{ id: unknown; name: unknown; created: unknown }>(sql`SELECT id, name, created FROM mk_intents WHERE created < ${before.getTime()}
+      ORDER BY created, id LIMIT ${Math.max(0, Math.floor(limit))}`),
   );
   return rows.map((r) => ({ id: text(r.id), name: text(r.name), created: new Date(num(r.created)) }));
 }
 
 export async function dropIntents(store: SqlStore, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await store.write('drop write intents', (trx) => settleIntents(trx, ids));
+  await store.writing('drop write intents', () => settleIntents(ids));
 }
