@@ -104,7 +104,7 @@ export class SqlStore {
    */
   async readOne<T>(what: string, routine: () => Routine<T>): Promise<T> {
     try {
-      const sync = await this.#sync();
+      const sync = this.#kyselyTransaction === undefined ? this.handle.sync() : await this.#sync();
       return sync !== undefined ? sync.run(routine()) : await runAsync(this.db, this.dialect, routine());
     } catch (e) {
       throw toAdapterError(e, what);
@@ -286,7 +286,9 @@ export class SqlStore {
     const events = deltas.events ?? 0;
     if (objects === 0 && events === 0) return;
     const slot = Math.floor(Math.random() * COUNTER_SLOTS);
-    yield* changesOf(sql`UPDATE mk_counters SET n = n + CASE WHEN name = 'objects' THEN ${objects} ELSE ${events} END
+    // products, not CASE ... THEN <parameter>: PostgreSQL would type the parameter as text
+    yield* changesOf(sql`UPDATE mk_counters SET n = n + ${objects} * (CASE WHEN name = 'objects' THEN 1 ELSE 0 END)
+        + ${events} * (CASE WHEN name = 'events' THEN 1 ELSE 0 END)
       WHERE slot = ${slot} AND name IN ('objects', 'events')`);
   }
 
