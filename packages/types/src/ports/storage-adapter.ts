@@ -16,20 +16,20 @@ export interface StorageCapabilities {
    */
   write: boolean;
   /**
-   * `delete` is implemented. Off: the core still removes the catalogue entry of a deleted
-   * object and leaves its bytes where they are (a wrapped archive is never written).
+   * `delete` is implemented. Default false. Off: the core still removes the catalogue entry
+   * of a deleted object and leaves its bytes where they are (a wrapped archive is never written).
    */
   delete: boolean;
-  /** `list` is implemented. Off: the core cannot scan the store (wrap mode needs it). */
+  /** `list` is implemented. Default false. Off: the core cannot scan the store (wrap mode refuses it with 'unsupported'). */
   list: boolean;
   /**
-   * `read` honours `range`. Off: the core never passes a range; it reads from the start,
-   * skips to the range and stops after its last byte, so ranged GETs still work.
+   * `read` honours `range`. Default false. Off: the core never passes a range; it reads
+   * from the start, skips to the range and stops after its last byte, so ranged GETs still work.
    */
   range: boolean;
   /**
-   * Algorithms whose digests `stat` returns without reading the bytes. Empty: the core
-   * computes a digest from the bytes when it needs one, and caches it.
+   * Algorithms whose digests `stat` returns without reading the bytes. Default empty: the
+   * core computes a digest from the bytes when it needs one, and caches it.
    */
   nativeChecksums: readonly ChecksumAlgorithmName[];
 }
