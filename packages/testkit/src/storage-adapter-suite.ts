@@ -356,6 +356,24 @@ export function runStorageAdapterSuite(name: string, ctx: StorageSuiteContext, o
         expect(await newKeys(a, before)).toEqual([]);
       });
 
+      h.test('writes in flight at once keep their own bytes', async (a, tc) => {
+        needWrite(tc, a);
+        const one = patternBytes(300_000, 16);
+        const two = patternBytes(200_000, 17);
+        const [t1, t2] = await Promise.all([a.openTemp!({ id: randomBytes(16).toString('hex') }), a.openTemp!({ id: randomBytes(16).toString('hex') })]);
+        // Interleave the two uploads chunk by chunk, as two concurrent requests do.
+        const write = (t: TempWrite, b: Uint8Array) => new Promise<void>((resolve, reject) => t.sink.write(Buffer.from(b), (e) => (e ? reject(e) : resolve())));
+        for (let off = 0; off < one.length; off += 50_000) {
+          await write(t1, one.subarray(off, off + 50_000));
+          if (off < two.length) await write(t2, two.subarray(off, off + 50_000));
+        }
+        const finish = (t: TempWrite) => new Promise<void>((resolve, reject) => { t.sink.once('error', reject); t.sink.end(() => resolve()); });
+        await Promise.all([finish(t1), finish(t2)]);
+        const [k1, k2] = await Promise.all([t1.commit('testkit:concurrent-1'), t2.commit('testkit:concurrent-2')]);
+        expect(Buffer.compare((await readBytes(a, k1)).bytes, Buffer.from(one))).toBe(0);
+        expect(Buffer.compare((await readBytes(a, k2)).bytes, Buffer.from(two))).toBe(0);
+      });
+
       h.test('commits of one name produce distinct keys', async (a, tc) => {
         needWrite(tc, a);
         const one = patternBytes(100, 13);
