@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { PermanentJobError, type JobHandler } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
 import type { CnGateway } from './cn-gateway.js';
+import type { CatalogueWriter } from '../services/catalogue-writer.js';
 import { catalogueSupports, changeableFields } from '../protocol/operations.js';
 import { changedFields, takeFields, withChanges } from '../protocol/sysmeta-fields.js';
 import { nextRevision } from '../protocol/revision.js';
@@ -24,7 +25,14 @@ export class SystemMetadataRefresh implements JobHandler {
   readonly maxAttempts = 8;
 
   constructor(
-    private readonly deps: { metadata: MetadataAdapter; cn: CnGateway; clock: Clock; logger: Logger },
+    private readonly deps: {
+      metadata: MetadataAdapter;
+      cn: CnGateway;
+      clock: Clock;
+      logger: Logger;
+      /** When given, the change goes through it (logged event, extensions told); else straight to `apply`. */
+      writer?: Pick<CatalogueWriter, 'commit'>;
+    },
   ) {}
 
   async run(job: Job): Promise<void> {
@@ -53,7 +61,18 @@ export class SystemMetadataRefresh implements JobHandler {
     if (ignored.length > 0) logger.warn({ pid, fields: ignored }, "the CN's copy changes fields this node's catalogue takes from its legacy archive; those are not applied");
     const next = nextRevision(local.sysmeta, proposed, clock.now(), { serialVersion: theirs });
     try {
-      await metadata.apply!({ replace: [{ pid, expectedSerialVersion: local.sysmeta.serialVersion, sysmeta: next }] });
+      const change = { replace: [{ pid, expectedSerialVersion: local.sysmeta.serialVersion, sysmeta: next }] };
+      if (this.deps.writer) {
+        await this.deps.writer.commit({
+          change,
+          // The CN's systemMetadataChanged call is the logged event; the refresh only follows it.
+          events: [],
+          actor: { subject: 'memberkit-sysmeta-refresh', ipAddress: '127.0.0.1', userAgent: 'memberkit' },
+          notices: [{ kind: 'updateSystemMetadata', pid, record: { ...local, sysmeta: next } }],
+        });
+      } else {
+        await metadata.apply!(change);
+      }
     } catch (err) {
       if (AdapterError.is(err, 'conflict')) throw new Error(`'${pid}' changed locally meanwhile; will retry`);
       throw err;

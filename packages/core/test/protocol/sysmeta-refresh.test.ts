@@ -62,6 +62,16 @@ describe('SystemMetadataRefresh', () => {
     expect(c.current()).toMatchObject({ rightsHolder: 'CN=new', formatId: 'text/csv', serialVersion: 7 });
   });
 
+  it('with a CatalogueWriter, the change goes through it with its notice', async () => {
+    const c = catalogue({ write: true });
+    const commits: unknown[] = [];
+    const writer = { commit: async (x: { change: CatalogueChange }) => { commits.push(x); await c.m.apply!(x.change); return { dates: new Map(), notices: [] }; } };
+    await new SystemMetadataRefresh({ metadata: c.m, cn, clock: new MonotonicClock(), logger: silentLogger, writer }).run(job);
+    expect(commits).toHaveLength(1);
+    expect(commits[0]).toMatchObject({ notices: [{ kind: 'updateSystemMetadata', pid: 'p', record: { sysmeta: { serialVersion: 7 } } }] });
+    expect(c.current().rightsHolder).toBe('CN=new');
+  });
+
   it('on a read-only catalogue never calls apply', async () => {
     const c = catalogue({ write: false }, true);
     await expect(refresh(c.m).run(job)).rejects.toBeInstanceOf(PermanentJobError);
