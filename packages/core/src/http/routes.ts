@@ -219,7 +219,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   app.post(
     '/error',
     wrap('MNRead.synchronizationFailed', async (c, ctx) => {
-      storing.assertPrivileged('MNRead.synchronizationFailed', ctx, 'only Coordinating Nodes may report synchronization failures');
+      storing.assertAllowed('MNRead.synchronizationFailed', ctx, 'only Coordinating Nodes may report synchronization failures');
       const parts = await parseMultipart('MNRead.synchronizationFailed', c.req.raw);
       await storing.synchronizationFailed(ctx, parts.fields.get('message'));
       return trueResponse();
@@ -229,7 +229,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   app.post(
     '/dirtySystemMetadata',
     wrap('MNRead.systemMetadataChanged', async (c, ctx) => {
-      storing.assertPrivileged('MNRead.systemMetadataChanged', ctx, 'only Coordinating Nodes may call systemMetadataChanged');
+      storing.assertAllowed('MNRead.systemMetadataChanged', ctx, 'only Coordinating Nodes may call systemMetadataChanged');
       const parts = await parseMultipart('MNRead.systemMetadataChanged', c.req.raw);
       await storing.systemMetadataChanged(ctx, {
         id: partText(parts, 'pid', 'id'),

@@ -95,8 +95,11 @@ export class StorageService {
     this.requireAllowed('MNStorage.update', ctx, `'${ctx.session.subject}' may not update '${pid}'`, old, pid);
   }
 
-  /** Refuse early, before the body is read: operations only administrators and CNs may call. */
-  assertPrivileged(op: Operation, ctx: CallContext, message: string): void {
+  /**
+   * Refuse early, before the body is read, a caller who does not meet `op`'s requirement in
+   * the operation table (for requirements that need no object: privileged, create, ...).
+   */
+  assertAllowed(op: Operation, ctx: CallContext, message: string): void {
     this.requireAllowed(op, ctx, message);
   }
 
