@@ -56,12 +56,16 @@ function* readHead(): Routine<number> {
  * newest entry: a reader that fell behind then finds its next entry beyond its position + 1
  * (the gap tells it to reconcile) instead of an empty page that would silently skip it ahead.
  * Returns the number of entries removed.
+ *
+ * By age, the oldest entries up to the first one at or after `before`: a walk of the primary
+ * key from its start that stops there (it reads about what it deletes), so `at` needs no
+ * index. An entry stamped early by a lagging clock after a later one waits for the next pass.
  */
 export function pruneChanges(store: SqlStore, before: Date, keepLatest: number): Promise<number> {
   return store.writing('prune the change feed', function* () {
     const head = yield* readHead();
-    const row = yield* rowOf<{ seq: unknown }>(sql`SELECT MAX(seq) AS seq FROM mk_changes WHERE at < ${before.getTime()}`);
-    const byAge = row?.seq === null || row?.seq === undefined ? 0 : num(row.seq);
+    const young = yield* rowOf<{ seq: unknown }>(sql`SELECT seq FROM mk_changes WHERE at >= ${before.getTime()} ORDER BY seq LIMIT 1`);
+    const byAge = young ? num(young.seq) - 1 : head;
     const upTo = Math.min(head - 1, Math.max(byAge, head - Math.max(1, Math.floor(keepLatest))));
     if (upTo <= 0) return 0;
     return yield* changesOf(sql`DELETE FROM mk_changes WHERE seq <= ${upTo}`);
