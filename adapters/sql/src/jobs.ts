@@ -3,6 +3,7 @@ import { AdapterError, type EnqueueOptions, type Job, type JobStore } from '@mem
 import { sql, type Kysely } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
+import { rowOf, rowsOf } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 
 interface JobRow {
@@ -142,8 +143,8 @@ export class SqlJobQueue implements JobStore {
   }
 
   async get(id: string): Promise<Job | undefined> {
-    const { rows } = await this.store.read('get job', (trx) => sql<JobRow>`SELECT ${COLUMNS} FROM mk_jobs WHERE id = ${id}`.execute(trx));
-    return rows[0] === undefined ? undefined : toJob(rows[0]);
+    const row = await this.store.readOne('get job', () => rowOf<JobRow>(sql`SELECT ${COLUMNS} FROM mk_jobs WHERE id = ${id}`));
+    return row === undefined ? undefined : toJob(row);
   }
 
   /** Jobs by kind and state, oldest first (by creation). */
@@ -151,8 +152,8 @@ export class SqlJobQueue implements JobStore {
     const conditions = [sql`1 = 1`];
     if (filter.kind !== undefined) conditions.push(sql`kind = ${filter.kind}`);
     if (filter.state !== undefined) conditions.push(sql`state = ${filter.state}`);
-    const { rows } = await this.store.read('list jobs', (trx) =>
-      sql<JobRow>`SELECT ${COLUMNS} FROM mk_jobs WHERE ${sql.join(conditions, sql` AND `)} ORDER BY created, id`.execute(trx),
+    const rows = await this.store.readOne('list jobs', () =>
+      rowsOf<JobRow>(sql`SELECT ${COLUMNS} FROM mk_jobs WHERE ${sql.join(conditions, sql` AND `)} ORDER BY created, id`),
     );
     return rows.map(toJob);
   }
