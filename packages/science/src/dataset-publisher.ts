@@ -4,6 +4,7 @@ import {
   AdapterError,
   createChecksumHash,
   identifierProblem,
+  nextRevision,
   type AccessPolicy,
   type ByteRange,
   type CatalogueChange,
@@ -169,7 +170,7 @@ export class FolderDatasets {
     try {
       await this.options.commit({
         insert: [{ sysmeta, storageKey: key, isReplica: false }],
-        ...(current ? { replace: [{ pid: current.sysmeta.identifier, expectedSerialVersion: current.sysmeta.serialVersion, sysmeta: { ...current.sysmeta, obsoletedBy: pid, serialVersion: current.sysmeta.serialVersion + 1, dateSysMetadataModified: new Date(stamp) } }] } : {}),
+        ...(current ? { replace: [{ pid: current.sysmeta.identifier, expectedSerialVersion: current.sysmeta.serialVersion, sysmeta: nextRevision(current.sysmeta, { obsoletedBy: pid }, new Date(stamp)) }] } : {}),
       });
     } catch (e) {
       // Keep the bytes when a concurrent scan published this very version with them.
@@ -180,9 +181,8 @@ export class FolderDatasets {
 
   /** Archives a folder's current map: its folder is no dataset any more. */
   private async archive(current: ObjectRecord, at: number): Promise<void> {
-    const stamp = Math.max(at, current.sysmeta.dateSysMetadataModified.getTime() + 1);
     await this.options.commit({
-      replace: [{ pid: current.sysmeta.identifier, expectedSerialVersion: current.sysmeta.serialVersion, sysmeta: { ...current.sysmeta, archived: true, serialVersion: current.sysmeta.serialVersion + 1, dateSysMetadataModified: new Date(stamp) } }],
+      replace: [{ pid: current.sysmeta.identifier, expectedSerialVersion: current.sysmeta.serialVersion, sysmeta: nextRevision(current.sysmeta, { archived: true }, new Date(at)) }],
     });
   }
 }

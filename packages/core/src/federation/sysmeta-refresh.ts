@@ -5,8 +5,8 @@ import type { Logger } from '../logger.js';
 import type { CnGateway } from './cn-gateway.js';
 import type { CatalogueWriter } from '../services/catalogue-writer.js';
 import { catalogueSupports, changeableFields } from '../protocol/operations.js';
-import { changedFields, takeFields, withChanges } from '../protocol/sysmeta-fields.js';
-import { nextRevision } from '../protocol/revision.js';
+import { changedFields, takeFields } from '../protocol/sysmeta-fields.js';
+import { nextRevision, withChanges } from '../protocol/revision.js';
 
 const OP = 'MNRead.systemMetadataChanged';
 

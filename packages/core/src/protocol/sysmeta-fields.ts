@@ -77,9 +77,3 @@ export function takeFields(current: StoredSystemMetadata, incoming: Partial<Stor
   return changes as Partial<StoredSystemMetadata>;
 }
 
-/** `current` with `changes` applied: a field whose change is undefined is removed. */
-export function withChanges(current: StoredSystemMetadata, changes: Partial<StoredSystemMetadata>): StoredSystemMetadata {
-  const next: Record<string, unknown> = { ...current, ...changes };
-  for (const [field, value] of Object.entries(changes)) if (value === undefined) delete next[field];
-  return next as unknown as StoredSystemMetadata;
-}

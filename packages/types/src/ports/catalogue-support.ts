@@ -1,3 +1,4 @@
+import { nextRevision } from '../revision.js';
 import { AdapterError } from './adapter-error.js';
 import type { StoredSystemMetadata } from './metadata-adapter.js';
 
@@ -57,14 +58,11 @@ export function rescannedRecord(
   if (existing.size === file.size && existing.checksum.algorithm === file.algorithm && existing.checksum.value.toLowerCase() === file.checksum && !file.reformat) {
     return { outcome: 'unchanged', stamp: existing.dateSysMetadataModified.getTime() };
   }
-  const stamp = Math.max(base, existing.dateSysMetadataModified.getTime() + 1);
-  const sysmeta: StoredSystemMetadata = {
-    ...existing,
+  const sysmeta = nextRevision(existing, {
     size: file.size,
     checksum: { algorithm: file.algorithm, value: file.checksum },
-    serialVersion: existing.serialVersion + 1,
-    dateSysMetadataModified: new Date(stamp),
     ...(file.reformat ? { formatId: file.reformat.formatId, mediaType: { name: file.reformat.mediaType, property: [] } } : {}),
-  };
+  }, new Date(base));
+  const stamp = sysmeta.dateSysMetadataModified.getTime();
   return { outcome: 'changed', stamp, sysmeta };
 }
