@@ -10,7 +10,7 @@ import { CapabilitiesService } from './services/capabilities-service.js';
 import { EventService } from './services/event-service.js';
 import { ObjectService } from './services/object-service.js';
 import { SessionResolver } from './services/session-resolver.js';
-import { StorageService } from './services/storage-service.js';
+import { MNStorageService } from './services/mn-storage-service.js';
 import { CatalogueWriter } from './services/catalogue-writer.js';
 import { TOKENS } from './tokens.js';
 import { ChangeNotifier } from './extension.js';
@@ -59,7 +59,7 @@ export function createNodeContainer(config: CoreConfig, adapters: NodeAdapters, 
   c.bind(TOKENS.Events).to(EventService);
   c.bind(TOKENS.Objects).to(ObjectService);
   c.bind(TOKENS.Writer).to(CatalogueWriter);
-  c.bind(TOKENS.Storing).to(StorageService);
+  c.bind(TOKENS.Storing).to(MNStorageService);
   c.bind(TOKENS.Capabilities).to(CapabilitiesService);
   return c;
 }

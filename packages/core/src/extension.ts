@@ -8,12 +8,16 @@ import type { AccessControl } from './services/access-control.js';
 import type { EventService } from './services/event-service.js';
 import type { ObjectService } from './services/object-service.js';
 
-/** Wraps a handler: session, call context, query parameters, and DataONE errors for `op`. */
-export type OperationWrapper = (op: Operation, handler: (c: Context, ctx: CallContext, query: QueryParams) => Promise<Response>) => (c: Context) => Promise<Response>;
+/**
+ * Binds a handler to an operation: the caller's session, the call context, query parameters,
+ * and DataONE errors with `op`'s detail codes. (Not to be confused with wrap mode.)
+ */
+export type OperationRoute = (op: Operation, handler: (c: Context, ctx: CallContext, query: QueryParams) => Promise<Response>) => (c: Context) => Promise<Response>;
 
 /** What an extension may use: the services the core's own routes use. */
 export interface ExtensionKit {
-  wrap: OperationWrapper;
+  /** Binds an operation's handler: session, call context, query parameters, DataONE errors for `op`. */
+  operation: OperationRoute;
   objects: ObjectService;
   access: AccessControl;
   events: EventService;

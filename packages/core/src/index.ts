@@ -20,7 +20,7 @@ export { createNodeMetrics, serveMetrics, type NodeMetrics, type ScanCounts } fr
 export type { NodeServices } from './http/services.js';
 export { AccessControl } from './services/access-control.js';
 export { ObjectService } from './services/object-service.js';
-export { StorageService } from './services/storage-service.js';
+export { MNStorageService } from './services/mn-storage-service.js';
 export { EventService } from './services/event-service.js';
 export { CatalogueWriter, type CatalogueCommit, type ChangeActor } from './services/catalogue-writer.js';
 export { CapabilitiesService } from './services/capabilities-service.js';

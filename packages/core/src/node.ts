@@ -84,7 +84,7 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     }
   }
   for (const ext of extensions) {
-    await ext.open?.({ ...kit, wrap: () => () => Promise.reject(new Error('wrap is available in routes() only')) });
+    await ext.open?.({ ...kit, operation: () => () => Promise.reject(new Error('operation is available in routes() only')) });
     opened.push(ext);
     if (ext.onChange) changes.subscribe((c) => ext.onChange!(c));
   }

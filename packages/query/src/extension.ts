@@ -153,14 +153,14 @@ export function createQueryExtension(options: QueryExtensionOptions = {}): Query
       await indexer?.onChange(change);
     },
     routes(app: Hono, version: ApiVersion, kit: ExtensionKit) {
-      const list = kit.wrap('MNQuery.listQueryEngines', async () => xmlResponse(QueryEngineListCodec.encode({ queryEngine: [...engines.keys()] }, version)));
-      const describe = kit.wrap('MNQuery.getQueryEngineDescription', async (c) => {
+      const list = kit.operation('MNQuery.listQueryEngines', async () => xmlResponse(QueryEngineListCodec.encode({ queryEngine: [...engines.keys()] }, version)));
+      const describe = kit.operation('MNQuery.getQueryEngineDescription', async (c) => {
         const parts = splitQueryUrl(c.req.url, version);
         const engine = parts && engines.get(parts.engine);
         if (!engine) throw fail('MNQuery.getQueryEngineDescription', 'NotFound', `no query engine named '${parts?.engine ?? ''}' on this node (see listQueryEngines: ${[...engines.keys()].join(', ')})`);
         return xmlResponse(QueryEngineDescriptionCodec.encode(engine.description(), version));
       });
-      const query = kit.wrap('MNQuery.query', async (c, ctx) => {
+      const query = kit.operation('MNQuery.query', async (c, ctx) => {
         const parts = splitQueryUrl(c.req.url, version);
         const engine = parts && engines.get(parts.engine);
         if (!parts || !engine) throw fail('MNQuery.query', 'NotFound', `no query engine named '${parts?.engine ?? ''}' on this node (see listQueryEngines: ${[...engines.keys()].join(', ')})`);

@@ -66,7 +66,7 @@ export function createPackagesExtension(options: PackagesOptions = {}): NodeExte
       const op = 'MNPackage.getPackage';
       app.get(
         '/packages/*',
-        secured(kit.wrap(op, async (c, ctx) => {
+        secured(kit.operation(op, async (c, ctx) => {
           const { type, id } = packagePath(c);
           const packageType = PACKAGE_TYPES[type];
           if (!packageType) throw fail(op, 'InvalidRequest', `package type '${type}' is not supported; this node serializes ${Object.keys(PACKAGE_TYPES).join(', ')}`);

@@ -79,14 +79,14 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
       // The node's name and synchronize flag, from its own Node document (core's `GET /node`).
       const nodeInfo = nodeInfoReader(() => app.request('/node'));
       const listViews = secured(
-        kit.wrap('MNView.listViews', async () =>
+        kit.operation('MNView.listViews', async () =>
           xmlResponse(OptionListCodec.encode({ key: 'theme', description: 'Views of objects this node renders (GET /views/{theme}/{id}); unknown themes render with default', option: [...themes.keys()] }, version)),
         ),
       );
       app.get('/views', listViews);
       app.get('/view', listViews);
 
-      const view = kit.wrap('MNView.view', async (c, ctx) => {
+      const view = kit.operation('MNView.view', async (c, ctx) => {
         const id = c.req.param('id') ?? '';
         if (id === '') throw fail('MNView.view', 'InvalidRequest', 'an identifier is required: GET /views/{theme}/{id}');
         const theme = themes.get(c.req.param('theme') ?? '') ?? fallback;

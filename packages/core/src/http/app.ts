@@ -39,7 +39,7 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
     c.res.headers.set('X-Content-Type-Options', NOSNIFF);
   });
 
-  const wrapFor =
+  const operationFor =
     (version: ApiVersion) =>
     (op: Operation, handler: (c: Context, ctx: CallContext, q: QueryParams) => Promise<Response>) =>
     async (c: Context): Promise<Response> => {
@@ -69,16 +69,16 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
 
   for (const version of ['v1', 'v2'] as const) {
     const api = new Hono({ getPath: rawPath });
-    const wrap = wrapFor(version);
-    registerRoutes(api, version, services, wrap);
-    for (const ext of services.extensions) ext.routes?.(api, version, { ...services.kit, wrap });
-    registerUnavailableApis(api, wrap);
+    const operation = operationFor(version);
+    registerRoutes(api, version, services, operation);
+    for (const ext of services.extensions) ext.routes?.(api, version, { ...services.kit, operation });
+    registerUnavailableApis(api, operation);
     app.route(`${basePath}/${version}`, api);
     // getCapabilities is `GET /` under the version path: with and without the trailing slash.
     app.get(`${basePath}/${version}/`, (c) => api.fetch(new Request(new URL(`/node`, c.req.url), c.req.raw), c.env));
   }
   // "The capabilities document is also served at the bare base address for convenience."
-  const bare = wrapFor('v2')('MNCore.getCapabilities', async (c) => app.fetch(new Request(new URL(`${basePath}/v2/node`, c.req.url), { headers: c.req.raw.headers }), c.env));
+  const bare = operationFor('v2')('MNCore.getCapabilities', async (c) => app.fetch(new Request(new URL(`${basePath}/v2/node`, c.req.url), { headers: c.req.raw.headers }), c.env));
   app.get(basePath === '' ? '/' : basePath, bare);
   if (basePath !== '') app.get(`${basePath}/`, bare);
 

@@ -16,13 +16,12 @@ import {
 import { fail, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
 import type { NodeServices } from './services.js';
+import type { OperationRoute } from '../extension.js';
 import { parseMultipart, partText } from './multipart.js';
 import { QueryParams } from './params.js';
 import { identifierResponse, NOSNIFF, trueResponse, xmlResponse } from './responses.js';
 import { contentDisposition, fileNameOf, objectHeaders } from '../services/header-values.js';
 
-type Handler = (c: Context, ctx: CallContext, query: QueryParams) => Promise<Response>;
-type Wrap = (op: Operation, handler: Handler) => (c: Context) => Promise<Response>;
 
 /** The path parameter, decoded once (identifiers arrive percent-encoded, `/` as %2F). */
 function id(c: Context): string {
@@ -94,16 +93,16 @@ function nodeResponse(c: Context): ServerResponse | undefined {
 }
 
 /** Register every Member Node operation of one API version on `app`. */
-export function registerRoutes(app: Hono, version: ApiVersion, services: NodeServices, wrap: Wrap): void {
+export function registerRoutes(app: Hono, version: ApiVersion, services: NodeServices, operation: OperationRoute): void {
   const { objects, storing, events, capabilities } = services;
 
-  const capabilitiesHandler = wrap('MNCore.getCapabilities', async () => xmlResponse(NodeCodec.encode(capabilities.node(), version)));
+  const capabilitiesHandler = operation('MNCore.getCapabilities', async () => xmlResponse(NodeCodec.encode(capabilities.node(), version)));
   app.get('/', capabilitiesHandler);
   app.get('/node', capabilitiesHandler);
 
   app.get(
     '/monitor/ping',
-    wrap('MNCore.ping', async () => {
+    operation('MNCore.ping', async () => {
       await services.ping();
       const now = new Date();
       return new Response(null, { status: 200, headers: { Date: now.toUTCString(), Expires: now.toUTCString(), 'Cache-Control': 'no-cache, no-store, must-revalidate' } });
@@ -112,7 +111,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.get(
     '/log',
-    wrap('MNCore.getLogRecords', async (_c, ctx, q) => {
+    operation('MNCore.getLogRecords', async (_c, ctx, q) => {
       const event = q.string('event');
       if (version === 'v1' && event !== undefined && !['create', 'read', 'update', 'delete', 'replicate', 'synchronization_failed', 'replication_failed'].includes(event)) {
         throw fail('MNCore.getLogRecords', 'InvalidRequest', `event '${event}' is not a v1 Event (create, read, update, delete, replicate, synchronization_failed, replication_failed)`);
@@ -133,7 +132,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   );
 
   // describe is HEAD /object/{id}; Hono dispatches HEAD to the GET route, so both live here.
-  const getObject = wrap('MNRead.get', async (c, ctx) => {
+  const getObject = operation('MNRead.get', async (c, ctx) => {
     if (c.req.method === 'HEAD') {
       const record = await objects.describe(ctx, id(c));
       return new Response(null, { status: 200, headers: { ...objectHeaders(record.sysmeta, version), 'Content-Length': String(record.sysmeta.size) } });
@@ -152,7 +151,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.get(
     '/object',
-    wrap('MNRead.listObjects', async (_c, ctx, q) => {
+    operation('MNRead.listObjects', async (_c, ctx, q) => {
       const fromDate = q.date('fromDate');
       const toDate = q.date('toDate');
       const formatId = q.string('formatId');
@@ -173,12 +172,12 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.get(
     '/checksum/:id{.+}',
-    wrap('MNRead.getChecksum', async (c, ctx, q) => xmlResponse(ChecksumCodec.encode(await objects.getChecksum(ctx, id(c), q.string('checksumAlgorithm')), version))),
+    operation('MNRead.getChecksum', async (c, ctx, q) => xmlResponse(ChecksumCodec.encode(await objects.getChecksum(ctx, id(c), q.string('checksumAlgorithm')), version))),
   );
 
   app.get(
     '/meta/:id{.+}',
-    wrap('MNRead.getSystemMetadata', async (c, ctx) => {
+    operation('MNRead.getSystemMetadata', async (c, ctx) => {
       const record = await objects.getSystemMetadata(ctx, id(c));
       return xmlResponse(SystemMetadataCodec.encode(record.sysmeta, version));
     }),
@@ -186,7 +185,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.get(
     '/replica/:id{.+}',
-    wrap('MNRead.getReplica', async (c, ctx) => {
+    operation('MNRead.getReplica', async (c, ctx) => {
       const record = await objects.authorizeReplica(ctx, id(c));
       return download(c, record, version, () => objects.readReplica(ctx, record));
     }),
@@ -194,7 +193,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.get(
     '/isAuthorized/:id{.+}',
-    wrap('MNAuthorization.isAuthorized', async (c, ctx, q) => {
+    operation('MNAuthorization.isAuthorized', async (c, ctx, q) => {
       await objects.isAuthorized(ctx, id(c), q.string('action'));
       return trueResponse();
     }),
@@ -206,7 +205,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   // replicate: Tier 4, served when the node takes part in a federation (a CN is configured).
   app.post(
     '/replicate',
-    wrap('MNReplication.replicate', async (c, ctx) => {
+    operation('MNReplication.replicate', async (c, ctx) => {
       const federation = services.federation.current;
       if (!federation) throw fail('MNReplication.replicate', 'NotImplemented', 'this node takes no part in replication (no Coordinating Node is configured)');
       federation.replication.assertMayReplicate(ctx);
@@ -218,7 +217,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.post(
     '/error',
-    wrap('MNRead.synchronizationFailed', async (c, ctx) => {
+    operation('MNRead.synchronizationFailed', async (c, ctx) => {
       storing.assertAllowed('MNRead.synchronizationFailed', ctx, 'only Coordinating Nodes may report synchronization failures');
       const parts = await parseMultipart('MNRead.synchronizationFailed', c.req.raw);
       await storing.synchronizationFailed(ctx, parts.fields.get('message'));
@@ -228,7 +227,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.post(
     '/dirtySystemMetadata',
-    wrap('MNRead.systemMetadataChanged', async (c, ctx) => {
+    operation('MNRead.systemMetadataChanged', async (c, ctx) => {
       storing.assertAllowed('MNRead.systemMetadataChanged', ctx, 'only Coordinating Nodes may call systemMetadataChanged');
       const parts = await parseMultipart('MNRead.systemMetadataChanged', c.req.raw);
       await storing.systemMetadataChanged(ctx, {
@@ -242,7 +241,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.post(
     '/object',
-    wrap('MNStorage.create', async (c, ctx) => {
+    operation('MNStorage.create', async (c, ctx) => {
       storing.assertMayCreate(ctx);
       const parts = await parseMultipart('MNStorage.create', c.req.raw, {
         streamName: 'object',
@@ -257,7 +256,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.put(
     '/object/:id{.+}',
-    wrap('MNStorage.update', async (c, ctx) => {
+    operation('MNStorage.update', async (c, ctx) => {
       const pid = id(c);
       await storing.assertMayUpdate(ctx, pid);
       const parts = await parseMultipart('MNStorage.update', c.req.raw, {
@@ -273,17 +272,17 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.delete(
     '/object/:id{.+}',
-    wrap('MNStorage.delete', async (c, ctx) => identifierResponse(c.req.raw, await storing.delete(ctx, id(c)), version)),
+    operation('MNStorage.delete', async (c, ctx) => identifierResponse(c.req.raw, await storing.delete(ctx, id(c)), version)),
   );
 
   app.put(
     '/archive/:id{.+}',
-    wrap('MNStorage.archive', async (c, ctx) => identifierResponse(c.req.raw, await storing.archive(ctx, id(c)), version)),
+    operation('MNStorage.archive', async (c, ctx) => identifierResponse(c.req.raw, await storing.archive(ctx, id(c)), version)),
   );
 
   app.post(
     '/generate',
-    wrap('MNStorage.generateIdentifier', async (c, ctx) => {
+    operation('MNStorage.generateIdentifier', async (c, ctx) => {
       storing.assertMayGenerateIdentifier(ctx);
       const parts = await parseMultipart('MNStorage.generateIdentifier', c.req.raw);
       return identifierResponse(c.req.raw, await storing.generateIdentifier(ctx, partText(parts, 'scheme')), version);
@@ -293,7 +292,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   if (version === 'v2') {
     app.put(
       '/meta',
-      wrap('MNStorage.updateSystemMetadata', async (c, ctx) => {
+      operation('MNStorage.updateSystemMetadata', async (c, ctx) => {
         storing.assertMayUpdateSystemMetadata(ctx);
         const parts = await parseMultipart('MNStorage.updateSystemMetadata', c.req.raw);
         await storing.updateSystemMetadata(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta') });

@@ -40,7 +40,7 @@ export interface ObjectUpload {
 
 /** MNStorage (and the CN notifications MNRead receives): every operation that changes the node. */
 @injectable()
-export class StorageService {
+export class MNStorageService {
   constructor(
     @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
     @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
@@ -73,12 +73,13 @@ export class StorageService {
   }
 
   /** Commit a change through the CatalogueWriter: the change, its event and the extensions' notices in one call. */
-  private async commitChange(ctx: CallContext, change: CatalogueChange, event: { event: string; pid: string }, notices: ObjectChange[]): Promise<void> {
+  private async commitChange(ctx: CallContext, change: CatalogueChange, event: { event: string; pid: string }, notices: ObjectChange[], intents: readonly string[] = []): Promise<void> {
     await this.writer.commit({
       change,
       events: [event],
       actor: { subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent },
       notices,
+      intents,
     });
   }
 
@@ -162,10 +163,12 @@ export class StorageService {
    * undo the bytes if the catalogue refuses. Never leaves a half-visible object.
    */
   private async commit(ctx: CallContext, op: Operation, upload: ObjectUpload, pid: string, build: (storageKey: string) => { change: CatalogueChange; event: { event: string; pid: string }; notices: ObjectChange[] }): Promise<string> {
+    // The intent outlives the bytes only if the catalogue commit never happens: the sweep then removes them.
+    const intent = await this.writer.intend(pid);
     const key = await upload.pending.commit(pid);
     const { change, event, notices } = build(key);
     try {
-      await this.commitChange(ctx, change, event, notices);
+      await this.commitChange(ctx, change, event, notices, intent === undefined ? [] : [intent]);
       return key;
     } catch (err) {
       await this.storage.delete?.(key).catch((e: unknown) => this.logger.error({ err: e, key }, 'could not remove bytes of a refused write'));
