@@ -2,7 +2,7 @@ import type { FeedEntry, FeedPage } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
 import { num, text } from './dialect.js';
 import type { ClockTick } from './clock.js';
-import { changesOf, rowOf, rowsOf, runAsync, type Routine } from './executor.js';
+import { changesOf, q, rowOf, rowsOf, Rows, runAsync, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -20,9 +20,9 @@ export function* recordChangesSteps(tick: ClockTick, entries: ReadonlyArray<Omit
   let last = 0;
   const rows = entries.map((e) => {
     last = tick.nextSeq();
-    return sql`(${last}, ${e.pid}, ${e.kind}, ${at})`;
+    return [last, e.pid, e.kind, at];
   });
-  for (let i = 0; i < rows.length; i += 500) yield* changesOf(sql`INSERT INTO mk_changes (seq, pid, kind, at) VALUES ${sql.join(rows.slice(i, i + 500))}`);
+  for (let i = 0; i < rows.length; i += 500) yield* changesOf(q`INSERT INTO mk_changes (seq, pid, kind, at) VALUES ${new Rows(rows.slice(i, i + 500))}`);
   return last;
 }
 
@@ -47,7 +47,7 @@ export function changeHead(store: SqlStore): Promise<number> {
 }
 
 function* readHead(): Routine<number> {
-  const row = yield* rowOf<{ seq: unknown }>(sql`SELECT seq FROM mk_clock WHERE id = 1`);
+  const row = yield* rowOf<{ seq: unknown }>(q`SELECT seq FROM mk_clock WHERE id = 1`);
   return num(row?.seq ?? 0);
 }
 

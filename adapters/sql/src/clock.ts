@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { num } from './dialect.js';
-import { changesOf, rowOf, runAsync, type Routine } from './executor.js';
+import { changesOf, FOR_UPDATE, q, rowOf, runAsync, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -52,12 +52,11 @@ export class ClockTick {
 
 /** Locks the clock row for the rest of the write transaction and reads it. Take it before any other row lock. */
 export function* lockClockSteps(store: SqlStore, asProposed = false): Routine<ClockTick> {
-  const forUpdate = sql.raw(store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE');
-  const read = () => rowOf<{ last_ms: unknown; seq: unknown }>(sql`SELECT last_ms, seq FROM mk_clock WHERE id = 1 ${forUpdate}`);
+  const read = () => rowOf<{ last_ms: unknown; seq: unknown }>(q`SELECT last_ms, seq FROM mk_clock WHERE id = 1 ${FOR_UPDATE}`);
   let row = yield* read();
   if (row === undefined) {
     // The row is written by the migration; recreate it if someone emptied the table.
-    yield* changesOf(sql`INSERT INTO mk_clock (id, last_ms, seq) VALUES (1, 0, 0)`);
+    yield* changesOf(q`INSERT INTO mk_clock (id, last_ms, seq) VALUES (1, 0, 0)`);
     row = yield* read();
   }
   return new ClockTick(num(row?.last_ms ?? 0), num(row?.seq ?? 0), asProposed);
@@ -66,7 +65,7 @@ export function* lockClockSteps(store: SqlStore, asProposed = false): Routine<Cl
 /** Writes the advanced clock back (same transaction as `lockClockSteps`). */
 export function* saveClockSteps(tick: ClockTick): Routine<void> {
   const { lastMs, seq } = tick.state;
-  yield* changesOf(sql`UPDATE mk_clock SET last_ms = ${lastMs}, seq = ${seq} WHERE id = 1`);
+  yield* changesOf(q`UPDATE mk_clock SET last_ms = ${lastMs}, seq = ${seq} WHERE id = 1`);
 }
 
 /** `lockClockSteps` in a kysely transaction `trx`. */

@@ -4,7 +4,7 @@ import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
 import { applyRankDeltas, EVENT_RANKS, eventSlice, rankedPage, type RankDelta } from './rank-index.js';
-import { insertOf, rowOf, rowsOf, type Routine } from './executor.js';
+import { DialectText, insertOf, q, rowOf, rowsOf, Rows, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
 
@@ -104,9 +104,7 @@ export class SqlEventLog implements EventLogStore {
  */
 export function* appendEvents(store: SqlStore, events: readonly EventRecord[], bump = true): Routine<void> {
   if (events.length === 0) return;
-  const rows = events.map(
-    (e) => sql`(${e.identifier}, ${e.ipAddress}, ${e.userAgent}, ${e.subject}, ${e.event}, ${epochMs(e.dateLogged, 'dateLogged')}, ${e.nodeIdentifier})`,
-  );
+  const rows = events.map((e) => [e.identifier, e.ipAddress, e.userAgent, e.subject, e.event, epochMs(e.dateLogged, 'dateLogged'), e.nodeIdentifier]);
   const ranks: RankDelta[] = [];
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = events.slice(i, i + 500);
@@ -117,15 +115,18 @@ export function* appendEvents(store: SqlStore, events: readonly EventRecord[], b
   yield* applyRankDeltas(store.dialect.name, EVENT_RANKS, ranks, store.rankBucketRows);
 }
 
+/** The new entries' ids, where INSERT can return them. */
+const RETURNING_ENTRY_ID = new DialectText((d) => (d === 'mysql' ? '' : 'RETURNING entry_id'));
+
 /** auto_increment_increment of each MySQL store, read once. */
 const idSteps = new WeakMap<SqlStore, number>();
 
 /** Inserts `rows` and returns their entry ids in order. */
-function* insertEvents(store: SqlStore, rows: RawBuilder<unknown>[]): Routine<Array<number | string>> {
-  const insert = sql`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
-    VALUES ${sql.join(rows)}`;
+function* insertEvents(store: SqlStore, rows: unknown[][]): Routine<Array<number | string>> {
+  const insert = q`INSERT INTO mk_events (identifier, ip_address, user_agent, subject, event, date_logged, node_identifier)
+    VALUES ${new Rows(rows)} ${RETURNING_ENTRY_ID}`;
   if (store.dialect.name !== 'mysql') {
-    const ids = yield* rowsOf<{ entry_id: number | string }>(sql`${insert} RETURNING entry_id`);
+    const ids = yield* rowsOf<{ entry_id: number | string }>(insert);
     return ids.map((r) => r.entry_id).sort((a, b) => Number(a) - Number(b));
   }
   // MySQL has no RETURNING: one multi-row INSERT takes consecutive ids (a step of

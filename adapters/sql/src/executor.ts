@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import type { DialectSql } from './dialect.js';
+import { CompiledQuery, MysqlAdapter, PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DialectSql, SqlDialectName } from './dialect.js';
 import type { SqlStep } from './rank-index.js';
 
 /**
@@ -10,14 +10,15 @@ import type { SqlStep } from './rank-index.js';
  *   transactions other parts of the package opened with kysely);
  * - `SqliteSync.run`: on SQLite, directly on cached better-sqlite3 prepared statements, the
  *   whole routine synchronously (no promise per statement, nothing can interleave).
- * Statements are kysely `sql` templates (compiled by the executor for its dialect) or the
- * position index's `?` steps (rank-index.ts). A failing statement is thrown into the routine,
- * so a routine may catch it (a unique violation reported as 'already-exists').
+ * Statements are kysely `sql` templates (compiled by the executor for its dialect), `q`
+ * templates (compiled by kysely once per call site, shape and dialect: see `q`) or the position
+ * index's `?` steps (rank-index.ts). A failing statement is thrown into the routine, so a
+ * routine may catch it (a unique violation reported as 'already-exists').
  */
 
 /** A kysely-built statement and what the routine wants back from it. */
 export interface Statement {
-  readonly query: RawBuilder<unknown>;
+  readonly query: RawBuilder<unknown> | Bound;
   /** 'rows' (default): the rows; 'changes': rows affected; 'insertId': { changes, insertId } of an INSERT. */
   readonly result?: 'rows' | 'changes' | 'insertId';
 }
@@ -25,24 +26,94 @@ export interface Statement {
 /** A routine of statements returning T. */
 export type Routine<T> = Generator<Statement | SqlStep, T, any>;
 
+/**
+ * A statement of the hot paths whose SQL text depends only on its call site, the dialect and
+ * the shape of its `rows`/`dialectText` values, never on the values themselves: kysely
+ * compiles it once per call site, shape and dialect (the text is cached with its parameter
+ * order), and each call only binds the values. Every other interpolated value is a parameter;
+ * a value that would change the text (a kysely builder) is refused on first use.
+ */
+export function q(strings: TemplateStringsArray, ...values: unknown[]): Bound {
+  return new Bound(strings, values);
+}
+
+/** A `q` statement: its call site and the values of this call. */
+export class Bound {
+  constructor(
+    readonly strings: TemplateStringsArray,
+    readonly values: readonly unknown[],
+  ) {}
+}
+
+/** Inside `q`: SQL text that depends only on the dialect (`FOR UPDATE`, an upsert clause). */
+export class DialectText {
+  constructor(readonly text: (dialect: SqlDialectName) => string) {}
+}
+
+/** Inside `q`: `(a, b), (c, d), ...` of equally long rows of values (at least one row). */
+export class Rows {
+  constructor(readonly rows: ReadonlyArray<readonly unknown[]>) {
+    if (rows.length === 0) throw new Error('Rows: no rows');
+  }
+}
+
+/** `FOR UPDATE` where rows can be locked (SQLite's BEGIN IMMEDIATE holds the whole database). */
+export const FOR_UPDATE = new DialectText((d) => (d === 'sqlite' ? '' : 'FOR UPDATE'));
+
+/** Compiled `q` texts by call site, then by dialect and shape (a few per site: multi-row counts). */
+const compiled = new WeakMap<TemplateStringsArray, Map<string, string>>();
+const MAX_SHAPES_PER_SITE = 64;
+
+/** The SQL text of `bound` for `dialect` (compiled by `compiler` on first use) and its parameters. */
+export function compileBound(bound: Bound, dialect: SqlDialectName, compiler: Kysely<any>): { sql: string; parameters: readonly unknown[] } {
+  const { strings, values } = bound;
+  let shape: string = dialect;
+  let plain = true;
+  for (const v of values) {
+    if (v instanceof Rows) (shape += `|${v.rows.length}x${v.rows[0]!.length}`), (plain = false);
+    else if (v instanceof DialectText) plain = false;
+  }
+  const parameters = plain ? values : values.flatMap((v) => (v instanceof Rows ? v.rows.flat() : v instanceof DialectText ? [] : [v]));
+  let texts = compiled.get(strings);
+  if (texts === undefined) compiled.set(strings, (texts = new Map()));
+  const text = texts.get(shape);
+  if (text !== undefined) return { sql: text, parameters };
+  const built = sql(
+    strings,
+    ...values.map((v) =>
+      v instanceof Rows ? sql.join(v.rows.map((row) => sql`(${sql.join(row)})`)) : v instanceof DialectText ? sql.raw(v.text(dialect)) : v,
+    ),
+  ).compile(compiler);
+  const same = built.parameters.length === parameters.length && built.parameters.every((p, i) => Object.is(p, parameters[i]));
+  if (!same) throw new Error(`q\`\`: a value changes the SQL text of ${built.sql}; use the sql tag there`);
+  if (texts.size < MAX_SHAPES_PER_SITE) texts.set(shape, built.sql);
+  return { sql: built.sql, parameters };
+}
+
+/** The dialect a kysely instance (or transaction) compiles for. */
+function dialectOf(db: Kysely<any>): SqlDialectName {
+  const adapter = db.getExecutor().adapter;
+  return adapter instanceof PostgresAdapter ? 'postgres' : adapter instanceof MysqlAdapter ? 'mysql' : 'sqlite';
+}
+
 /** The rows of `query`. */
-export function* rowsOf<R = Record<string, unknown>>(query: RawBuilder<unknown>): Generator<Statement, R[], any> {
+export function* rowsOf<R = Record<string, unknown>>(query: RawBuilder<unknown> | Bound): Generator<Statement, R[], any> {
   return yield { query };
 }
 
 /** The first row of `query`, if any. */
-export function* rowOf<R = Record<string, unknown>>(query: RawBuilder<unknown>): Generator<Statement, R | undefined, any> {
+export function* rowOf<R = Record<string, unknown>>(query: RawBuilder<unknown> | Bound): Generator<Statement, R | undefined, any> {
   const rows: R[] = yield { query };
   return rows[0];
 }
 
 /** Runs `query`; returns the number of rows it changed. */
-export function* changesOf(query: RawBuilder<unknown>): Generator<Statement, number, any> {
+export function* changesOf(query: RawBuilder<unknown> | Bound): Generator<Statement, number, any> {
   return yield { query, result: 'changes' };
 }
 
 /** Runs an INSERT; returns the rows changed and the first generated key (MySQL has no RETURNING). */
-export function* insertOf(query: RawBuilder<unknown>): Generator<Statement, { changes: number; insertId: number }, any> {
+export function* insertOf(query: RawBuilder<unknown> | Bound): Generator<Statement, { changes: number; insertId: number }, any> {
   return yield { query, result: 'insertId' };
 }
 
@@ -82,7 +153,11 @@ async function executeAsync(db: Kysely<any>, d: DialectSql | undefined, step: St
     const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(numbered(d, step), step.params));
     return step.arrays ? rows.map((row) => Object.values(row)) : rows;
   }
-  const result = await step.query.execute(db);
+  const { query } = step;
+  const result =
+    query instanceof Bound
+      ? await db.executeQuery(((c) => CompiledQuery.raw(c.sql, c.parameters as unknown[]))(compileBound(query, d?.name ?? dialectOf(db), db)))
+      : await query.execute(db);
   if (step.result === 'changes') return Number(result.numAffectedRows ?? 0n);
   if (step.result === 'insertId') return { changes: Number(result.numAffectedRows ?? 0n), insertId: Number(result.insertId ?? 0n) };
   return result.rows;
@@ -148,8 +223,9 @@ export class SqliteSync {
         statement.raw(false);
       }
     }
-    const { sql, parameters } = step.query.compile(this.compiler);
-    const statement = this.statements.prepare(sql);
+    const { query } = step;
+    const { sql: text, parameters } = query instanceof Bound ? compileBound(query, 'sqlite', this.compiler) : query.compile(this.compiler);
+    const statement = this.statements.prepare(text);
     if (statement.reader) {
       const rows = statement.all(parameters);
       return step.result === undefined || step.result === 'rows' ? rows : step.result === 'changes' ? rows.length : { changes: rows.length, insertId: 0 };

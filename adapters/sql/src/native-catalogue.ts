@@ -14,9 +14,9 @@ import {
   type StoredSystemMetadata,
 } from '@memberkit/types';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { inList, num, text, textOrNull } from './dialect.js';
+import { dialectSql, inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
-import { changesOf, rowOf, rowsOf, type Routine } from './executor.js';
+import { changesOf, DialectText, FOR_UPDATE, q, rowOf, rowsOf, Rows, type Routine } from './executor.js';
 import { countRows, orderedPage } from './paging.js';
 import { applyRankDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_RANKS, objectSlice, rankedPage, type RankDelta, type RankedSlice } from './rank-index.js';
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
@@ -85,7 +85,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   async get(pid: string): Promise<ObjectRecord | undefined> {
     // Decoding inside the routine: an unreadable stored record is 'internal' with its cause.
     return this.store.readOne('get object', function* () {
-      const row = yield* rowOf<RecordRow>(sql`SELECT sysmeta, storage_key, is_replica FROM mk_objects WHERE pid = ${pid}`);
+      const row = yield* rowOf<RecordRow>(q`SELECT sysmeta, storage_key, is_replica FROM mk_objects WHERE pid = ${pid}`);
       return row === undefined ? undefined : toRecord(row);
     });
   }
@@ -93,7 +93,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   /** Every object whose seriesId is `sid`, ordered by dateUploaded then PID. */
   async seriesMembers(sid: string): Promise<SeriesMember[]> {
     const rows = await this.store.readOne('list series members', () =>
-      rowsOf<{ pid: unknown; obsoletes: unknown; obsoleted_by: unknown; date_uploaded: unknown }>(sql`SELECT pid, obsoletes, obsoleted_by, date_uploaded
+      rowsOf<{ pid: unknown; obsoletes: unknown; obsoleted_by: unknown; date_uploaded: unknown }>(q`SELECT pid, obsoletes, obsoleted_by, date_uploaded
         FROM mk_objects WHERE series_id = ${sid} ORDER BY date_uploaded, pid`),
     );
     return rows.map((row) => {
@@ -107,7 +107,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   }
 
   async identifierUse(id: string): Promise<'pid' | 'sid' | undefined> {
-    const row = await this.store.readOne('identifierUse', () => rowOf<{ kind: unknown }>(sql`SELECT kind FROM mk_identifiers WHERE id = ${id}`));
+    const row = await this.store.readOne('identifierUse', () => rowOf<{ kind: unknown }>(q`SELECT kind FROM mk_identifiers WHERE id = ${id}`));
     return row === undefined ? undefined : (text(row.kind) as 'pid' | 'sid');
   }
 
@@ -257,7 +257,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   }
 
   async referencesKey(key: string): Promise<boolean> {
-    return (await this.store.readOne('find a storage key', () => rowOf(sql`SELECT 1 AS x FROM mk_objects WHERE storage_key = ${key} LIMIT 1`))) !== undefined;
+    return (await this.store.readOne('find a storage key', () => rowOf(q`SELECT 1 AS x FROM mk_objects WHERE storage_key = ${key} LIMIT 1`))) !== undefined;
   }
 
   *#insert(record: ObjectRecord, w: WriteBatch, tick: ClockTick): Routine<Date> {
@@ -267,13 +267,13 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
     const c = columns({ ...record.sysmeta, dateSysMetadataModified: stamped });
     try {
-      yield* changesOf(sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`);
+      yield* changesOf(q`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`);
     } catch (e) {
       if (isUniqueViolation(e)) throw new AdapterError('already-exists', `identifier ${pid} is already in use`, { cause: e });
       throw e;
     }
     if (c.series_id !== null) yield* this.#claimSid(c.series_id);
-    yield* changesOf(sql`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
+    yield* changesOf(q`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
         obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
       VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
         ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public},
@@ -295,10 +295,11 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     }
     const stamped = new Date(tick.stamp(proposed, stored.dateModified));
     const c = columns({ ...sysmeta, dateSysMetadataModified: stamped });
-    const replica = isReplica === undefined ? sql`is_replica` : sql`${isReplica ? 1 : 0}`;
-    const changed = yield* changesOf(sql`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
+    // undefined keeps the stored isReplica
+    const replica = isReplica === undefined ? null : isReplica ? 1 : 0;
+    const changed = yield* changesOf(q`UPDATE mk_objects SET series_id = ${c.series_id}, format_id = ${c.format_id},
         date_modified = ${c.date_modified}, date_uploaded = ${c.date_uploaded}, serial_version = ${c.serial_version},
-        is_replica = ${replica}, obsoletes = ${c.obsoletes}, obsoleted_by = ${c.obsoleted_by}, sysmeta = ${c.sysmeta},
+        is_replica = COALESCE(${replica}, is_replica), obsoletes = ${c.obsoletes}, obsoleted_by = ${c.obsoleted_by}, sysmeta = ${c.sysmeta},
         is_public = ${c.is_public}, size = ${c.size}, checksum_algorithm = ${c.checksum_algorithm}, checksum_value = ${c.checksum_value}
       WHERE pid = ${pid} AND serial_version = ${expectedSerialVersion}`);
     if (changed === 0) throw new AdapterError('conflict', `serialVersion of ${pid} changed`);
@@ -307,7 +308,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
       if (c.series_id !== null) yield* this.#claimSid(c.series_id);
     }
     // the rows of an insert of this PID in the same change are not written yet
-    if (!w.access.has(pid)) yield* changesOf(sql`DELETE FROM mk_access WHERE pid = ${pid}`);
+    if (!w.access.has(pid)) yield* changesOf(q`DELETE FROM mk_access WHERE pid = ${pid}`);
     w.access.set(pid, readers(sysmeta));
     w.ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic }, { date: c.date_modified, key: pid, n: 1, pub: c.is_public });
     return stamped;
@@ -316,19 +317,18 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   *#remove(pid: string, w: WriteBatch): Routine<void> {
     const stored = yield* this.#lock(pid);
     if (stored === undefined) throw new AdapterError('not-found', `no object ${pid}`);
-    yield* changesOf(sql`DELETE FROM mk_objects WHERE pid = ${pid}`);
-    yield* changesOf(sql`DELETE FROM mk_identifiers WHERE id = ${pid} AND kind = 'pid'`);
+    yield* changesOf(q`DELETE FROM mk_objects WHERE pid = ${pid}`);
+    yield* changesOf(q`DELETE FROM mk_identifiers WHERE id = ${pid} AND kind = 'pid'`);
     if (stored.seriesId !== null) yield* this.#releaseSid(stored.seriesId);
-    yield* changesOf(sql`DELETE FROM mk_access WHERE pid = ${pid}`);
+    yield* changesOf(q`DELETE FROM mk_access WHERE pid = ${pid}`);
     w.objects--;
     w.ranks.push({ date: stored.dateModified, key: pid, n: -1, pub: -stored.isPublic });
   }
 
   /** What the stored row of `pid` says about its place (version, series, listing position), row-locked until commit. */
   *#lock(pid: string): Routine<{ serialVersion: number; seriesId: string | null; dateModified: number; isPublic: number } | undefined> {
-    const forUpdate = sql.raw(this.store.dialect.name === 'sqlite' ? '' : 'FOR UPDATE');
-    const row = yield* rowOf<{ serial_version: unknown; series_id: unknown; date_modified: unknown; is_public: unknown }>(sql`SELECT
-        serial_version, series_id, date_modified, is_public FROM mk_objects WHERE pid = ${pid} ${forUpdate}`);
+    const row = yield* rowOf<{ serial_version: unknown; series_id: unknown; date_modified: unknown; is_public: unknown }>(q`SELECT
+        serial_version, series_id, date_modified, is_public FROM mk_objects WHERE pid = ${pid} ${FOR_UPDATE}`);
     return row === undefined
       ? undefined
       : { serialVersion: num(row.serial_version), seriesId: textOrNull(row.series_id), dateModified: num(row.date_modified), isPublic: num(row.is_public) };
@@ -339,25 +339,26 @@ export class SqlNativeCatalogue implements MetadataAdapter {
    * row is a PID the change fails with 'already-exists' (and rolls back).
    */
   *#claimSid(sid: string): Routine<void> {
-    const d = this.store.dialect;
     try {
-      yield* changesOf(sql`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${sid}, 'sid', 1)
-        ${sql.raw(d.upsert(['id'], { refs: 'mk_identifiers.refs + 1' }))}`);
+      yield* changesOf(q`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${sid}, 'sid', 1) ${ONE_MORE_REF}`);
     } catch (e) {
       if (isUniqueViolation(e)) throw new AdapterError('already-exists', `seriesId ${sid} is already in use`, { cause: e });
       throw e;
     }
-    const row = yield* rowOf<{ kind: unknown }>(sql`SELECT kind FROM mk_identifiers WHERE id = ${sid}`);
+    const row = yield* rowOf<{ kind: unknown }>(q`SELECT kind FROM mk_identifiers WHERE id = ${sid}`);
     if (row !== undefined && text(row.kind) === 'pid') {
       throw new AdapterError('already-exists', `seriesId ${sid} is already in use as a PID`);
     }
   }
 
   *#releaseSid(sid: string): Routine<void> {
-    yield* changesOf(sql`DELETE FROM mk_identifiers WHERE id = ${sid} AND kind = 'sid' AND refs <= 1`);
-    yield* changesOf(sql`UPDATE mk_identifiers SET refs = refs - 1 WHERE id = ${sid} AND kind = 'sid'`);
+    yield* changesOf(q`DELETE FROM mk_identifiers WHERE id = ${sid} AND kind = 'sid' AND refs <= 1`);
+    yield* changesOf(q`UPDATE mk_identifiers SET refs = refs - 1 WHERE id = ${sid} AND kind = 'sid'`);
   }
 }
+
+/** The upsert of a SID's identifier row: one more object carries it. */
+const ONE_MORE_REF = new DialectText((d) => dialectSql(d).upsert(['id'], { refs: 'mk_identifiers.refs + 1' }));
 
 /** What the records of one change add up to, written once per transaction. */
 interface WriteBatch {
@@ -370,9 +371,9 @@ interface WriteBatch {
 
 /** The access rows of `access` in multi-row INSERTs (then clears it). */
 function* writeAccess(access: Map<string, Set<string>>): Routine<void> {
-  const rows = [...access].flatMap(([pid, subjects]) => [...subjects].map((s) => sql`(${pid}, ${s})`));
+  const rows = [...access].flatMap(([pid, subjects]) => [...subjects].map((s) => [pid, s]));
   access.clear();
-  for (let i = 0; i < rows.length; i += 300) yield* changesOf(sql`INSERT INTO mk_access (pid, subject) VALUES ${sql.join(rows.slice(i, i + 300))}`);
+  for (let i = 0; i < rows.length; i += 300) yield* changesOf(q`INSERT INTO mk_access (pid, subject) VALUES ${new Rows(rows.slice(i, i + 300))}`);
 }
 
 function columns(sysmeta: StoredSystemMetadata) {

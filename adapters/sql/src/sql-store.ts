@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AdapterError } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
 import { beginImmediate, num, openKysely, waitForWriteLock, type DialectSql, type SqlConnectionOptions, type SqlHandle } from './dialect.js';
-import { rowOf, runAsync, changesOf, type Routine, type SqliteSync } from './executor.js';
+import { rowOf, runAsync, changesOf, q, type Routine, type SqliteSync } from './executor.js';
 import { isRetryable, toAdapterError } from './errors.js';
 import { COUNTER_SLOTS, migrate } from './migrations.js';
 import { importLegacyTables } from './legacy-import.js';
@@ -287,14 +287,14 @@ export class SqlStore {
     if (objects === 0 && events === 0) return;
     const slot = Math.floor(Math.random() * COUNTER_SLOTS);
     // products, not CASE ... THEN <parameter>: PostgreSQL would type the parameter as text
-    yield* changesOf(sql`UPDATE mk_counters SET n = n + ${objects} * (CASE WHEN name = 'objects' THEN 1 ELSE 0 END)
+    yield* changesOf(q`UPDATE mk_counters SET n = n + ${objects} * (CASE WHEN name = 'objects' THEN 1 ELSE 0 END)
         + ${events} * (CASE WHEN name = 'events' THEN 1 ELSE 0 END)
       WHERE slot = ${slot} AND name IN ('objects', 'events')`);
   }
 
   /** @internal The exact row count kept by `bump`. */
   *counter(name: 'objects' | 'events'): Routine<number> {
-    const row = yield* rowOf<{ n: unknown }>(sql`SELECT sum(n) AS n FROM mk_counters WHERE name = ${name}`);
+    const row = yield* rowOf<{ n: unknown }>(q`SELECT sum(n) AS n FROM mk_counters WHERE name = ${name}`);
     return num(row?.n ?? 0);
   }
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { StaleIntent } from '@memberkit/types';
 import { sql } from 'kysely';
-import { changesOf, rowsOf, type Routine } from './executor.js';
-import { inList, num, text } from './dialect.js';
+import { changesOf, q, rowsOf, Rows, type Routine } from './executor.js';
+import { num, text } from './dialect.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -13,13 +13,13 @@ import type { SqlStore } from './sql-store.js';
  */
 export async function intend(store: SqlStore, name: string): Promise<string> {
   const id = randomUUID();
-  await store.writing('record a write intent', () => changesOf(sql`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${Date.now()})`));
+  await store.writing('record a write intent', () => changesOf(q`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${Date.now()})`));
   return id;
 }
 
 /** Deletes `ids` inside the catalogue change's transaction. */
 export function* settleIntents(ids: readonly string[]): Routine<void> {
-  for (let i = 0; i < ids.length; i += 500) yield* changesOf(sql`DELETE FROM mk_intents WHERE ${inList(sql.ref('id'), ids.slice(i, i + 500))}`);
+  for (let i = 0; i < ids.length; i += 500) yield* changesOf(q`DELETE FROM mk_intents WHERE id IN ${new Rows([ids.slice(i, i + 500)])}`);
 }
 
 export async function staleIntents(store: SqlStore, before: Date, limit: number): Promise<StaleIntent[]> {
