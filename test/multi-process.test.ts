@@ -1,18 +1,21 @@
 // Several `memberkit serve` processes on one catalogue and one storage (issue #19 item 8): on one
-// PostgreSQL catalogue (a fresh schema) with one storage folder, and on one SQLite data folder.
-// A harvester paging by the newest date it saw misses nothing while every process creates; an
-// object made private on one process is refused at once by every process's get, query and
-// views; two processes wrapping one tree while files change lose nothing and publish nothing;
-// kill -9 during uploads leaves no stranded bytes after the sweep and no write without its event.
-import { randomBytes, randomUUID } from 'node:crypto';
+// PostgreSQL catalogue (a fresh schema per group) and on one SQLite data folder. A harvester
+// paging by the newest date it saw misses nothing while every process creates; an object made
+// private on one process is refused at once by every process's get, query and views; kill -9
+// during uploads leaves no stranded bytes after the sweep and no write without its event; two
+// processes wrapping one tree, and two wrapping one bucket prefix (s3rver on loopback), while
+// files change and an object is made private, lose nothing and publish nothing.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogCodec, ObjectListCodec, SystemMetadataCodec, type SystemMetadata } from '@memberkit/types';
+import { startS3rver, type S3rverProcess } from '../adapters/s3/test/support/s3rver.js';
 import { startNodeProcess, testToken, writeConfig, type NodeProcess } from './support/node-process.js';
 import { clientSysmeta, createForm } from './support/sysmeta.js';
 
@@ -172,26 +175,185 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
   }
 }
 
+/** Where a wrapped archive lives (a tree or a bucket prefix): how the test writes a file behind the nodes' backs. */
+interface WrappedArchive {
+  /** The `storage` section of every process. */
+  storage: Record<string, unknown>;
+  put(name: string, body: string): Promise<void>;
+}
+
+/** Files of a wrapped archive: 3 sites x 20. */
+const WRAPPED = [0, 1, 2].flatMap((d) => Array.from({ length: 20 }, (_, f) => `site-${d}/obs-${f}.csv`));
+
+function treeArchive(root: string): WrappedArchive {
+  return {
+    storage: { type: 'tree', root },
+    put: async (name, body) => {
+      mkdirSync(join(root, dirname(name)), { recursive: true });
+      writeFileSync(join(root, name), body);
+    },
+  };
+}
+
+function bucketArchive(s3: S3rverProcess, prefix: string): WrappedArchive {
+  const client = s3.client();
+  return {
+    storage: { type: 's3-bucket', bucket: 'bucket', prefix, ...s3.connection },
+    put: async (name, body) => void (await client.send(new PutObjectCommand({ Bucket: 'bucket', Key: prefix + name, Body: body }))),
+  };
+}
+
+const digestOf = (algorithm: string, body: string) => createHash(algorithm.toLowerCase().replace('-', '')).update(body).digest('hex');
+
+/**
+ * Two processes rescan `archive` every second while every file changes (new bytes under the
+ * same names, in three waves) and one object, made private first, changes too. Nothing is lost
+ * (no 404, no second create: a scan that lost a race re-reads instead of deleting and re-adding),
+ * every object ends with its new bytes and checksum on both processes, and the private one is
+ * never readable anonymously on either.
+ */
+async function concurrentScans(nodes: NodeProcess[], archive: WrappedArchive): Promise<void> {
+  expect(await waitFor(async () => (await allPids(nodes[0]!)).length === WRAPPED.length, 30_000), 'the first scan catalogues every file').toBe(true);
+  const secret = WRAPPED[0]!;
+  await makePrivate(nodes[0]!, secret);
+  let leaks = 0;
+  let watching = true;
+  const watchSecret = (async () => {
+    while (watching) {
+      for (const node of nodes) {
+        const res = await fetch(`${node.baseUrl}/v2/object/${enc(secret)}`);
+        await res.arrayBuffer();
+        if (res.status !== 401) leaks++;
+      }
+      await sleep(50);
+    }
+  })();
+  const bodies = new Map<string, string>();
+  for (let wave = 0; wave < 3; wave++) {
+    await Promise.all(
+      WRAPPED.filter((_, i) => i % 3 === wave).map((name) => {
+        const body = `${name}\nchanged,${wave}\n`;
+        bodies.set(name, body);
+        return archive.put(name, body);
+      }),
+    );
+    await sleep(600);
+  }
+  // Every process's catalogue has every object's new checksum; a 404 on the way is a lost object.
+  const scanned = async () => {
+    const current = await Promise.all(
+      nodes.flatMap((node) =>
+        [...bodies].map(async ([pid, body]) => {
+          const res = await fetch(`${node.baseUrl}/v2/meta/${enc(pid)}`, { headers: ADMIN });
+          const text = await res.text();
+          if (res.status === 404) throw new Error(`${pid} was lost on ${node.port}`);
+          if (res.status !== 200) return false;
+          const { checksum } = SystemMetadataCodec.decode(text);
+          return checksum.value === digestOf(checksum.algorithm, body);
+        }),
+      ),
+    );
+    return current.every(Boolean);
+  };
+  const caughtUp = await waitFor(scanned, 20_000);
+  // One more rescan by each process after the last change was catalogued: a scan that re-added
+  // the secret as a new (public) object would show now.
+  await sleep(1_500);
+  watching = false;
+  await watchSecret;
+  expect(caughtUp, 'every object catalogued with its new checksum on every process').toBe(true);
+  expect(leaks, 'anonymous reads of the object made private').toBe(0);
+  for (const node of nodes) {
+    const served = await Promise.all(
+      [...bodies].map(async ([pid, body]) => {
+        const res = await fetch(`${node.baseUrl}/v2/object/${enc(pid)}`, pid === secret ? { headers: ADMIN } : {});
+        return { pid, status: res.status, same: (await res.text()) === body };
+      }),
+    );
+    expect(served.filter((r) => r.status !== 200 || !r.same), `objects not served with their new bytes on ${node.port}`).toEqual([]);
+    const sm = await sysmetaOf(node, secret);
+    expect(sm.accessPolicy?.allow.some((r) => r.subject.includes('public')) ?? false, `secret public on ${node.port}`).toBe(false);
+    expect((await allPids(node)).sort()).toEqual([...WRAPPED].sort());
+  }
+  // Created once each: none was removed as vanished and re-added by a later scan.
+  const creates = await fetch(`${nodes[0]!.baseUrl}/v2/log?event=create&count=10000`, { headers: ADMIN });
+  const counts = new Map<string, number>();
+  for (const e of LogCodec.decode(await creates.text()).logEntry) counts.set(e.identifier, (counts.get(e.identifier) ?? 0) + 1);
+  expect(WRAPPED.filter((pid) => counts.get(pid) !== 1), 'objects created more than once (or never)').toEqual([]);
+}
+
+/** Processes starting at once: more only queue for the same cores (and risk the start timeout on a loaded machine). */
+const START_AT_ONCE = 3;
+let starting = 0;
+const startQueue: Array<() => void> = [];
+
+/** startNodeProcess, at most START_AT_ONCE at a time; every process started is kept in `into` (stopped by afterAll even if its group failed). */
+async function startLimited(dir: string, into: NodeProcess[]): Promise<NodeProcess> {
+  if (starting >= START_AT_ONCE) await new Promise<void>((r) => startQueue.push(r));
+  starting++;
+  try {
+    const node = await startNodeProcess(dir);
+    into.push(node);
+    return node;
+  } finally {
+    starting--;
+    startQueue.shift()?.();
+  }
+}
+
+/** Start processes on one catalogue: the first creates the schema (SQLite's WAL switch wants no company), the others start together. */
+async function startGroup(dirs: string[], into: NodeProcess[]): Promise<NodeProcess[]> {
+  const first = await startLimited(dirs[0]!, into);
+  return [first, ...(await Promise.all(dirs.slice(1).map((d) => startLimited(d, into))))];
+}
+
+let s3: S3rverProcess;
+beforeAll(async () => {
+  s3 = await startS3rver();
+}, 30_000);
+afterAll(async () => {
+  await s3?.stop();
+});
+
 const VARIANTS = [
-  { name: 'one PostgreSQL catalogue', catalogue: (_work: string) => postgresCatalogue() },
-  { name: 'one SQLite data folder', catalogue: async (work: string) => sqliteCatalogue(join(work, 'shared', 'memberkit.db')) },
+  { name: 'one PostgreSQL catalogue', catalogue: (_dir: string) => postgresCatalogue() },
+  { name: 'one SQLite data folder', catalogue: async (dir: string) => sqliteCatalogue(join(dir, 'memberkit.db')) },
 ];
 
-describe.each(VARIANTS)('three node processes on $name and one storage folder', ({ catalogue: makeCatalogue }) => {
+/**
+ * Per variant, three independent groups of processes, each on its own catalogue, started
+ * together: three managed nodes on one storage folder, two wrapping one tree, two wrapping
+ * one bucket prefix.
+ */
+describe.each(VARIANTS)('node processes on $name', ({ name, catalogue: makeCatalogue }) => {
   let work: string;
+  const catalogues: SharedCatalogue[] = [];
   let shared: SharedCatalogue;
   let storageRoot: string;
-  const dirs: string[] = [];
+  let managedDirs: string[] = [];
   let nodes: NodeProcess[] = [];
+  let treeNodes: NodeProcess[] = [];
+  let bucketNodes: NodeProcess[] = [];
+  const running: NodeProcess[] = [];
+  let tree: WrappedArchive;
+  let bucket: WrappedArchive;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'memberkit-mp-'));
-    mkdirSync(join(work, 'shared'), { recursive: true });
-    storageRoot = join(work, 'shared', 'objects');
-    shared = await makeCatalogue(work);
-    for (let i = 0; i < 3; i++) {
-      const dir = join(work, `node-${i}`);
-      dirs.push(dir);
+    const folder = (sub: string) => {
+      mkdirSync(join(work, sub), { recursive: true });
+      return join(work, sub);
+    };
+    storageRoot = join(folder('shared'), 'objects');
+    tree = treeArchive(join(work, 'archive'));
+    bucket = bucketArchive(s3, `${name.includes('SQLite') ? 'sqlite' : 'postgres'}-${randomBytes(3).toString('hex')}/`);
+    const [managedCat, treeCat, bucketCat] = await Promise.all([makeCatalogue(folder('shared')), makeCatalogue(folder('tree-db')), makeCatalogue(folder('bucket-db'))]);
+    catalogues.push(managedCat!, treeCat!, bucketCat!);
+    shared = managedCat!;
+    await Promise.all(WRAPPED.flatMap((f) => [tree.put(f, `site,value\n${f}\n`), bucket.put(f, `site,value\n${f}\n`)]));
+
+    managedDirs = [0, 1, 2].map((i) => join(work, `node-${i}`));
+    for (const dir of managedDirs) {
       writeConfig(dir, {
         storage: { type: 'filesystem', root: storageRoot },
         catalogue: shared.section,
@@ -200,14 +362,22 @@ describe.each(VARIANTS)('three node processes on $name and one storage folder', 
         extensions: { views: true, packages: false, query: { enabled: true } },
       });
     }
-    // The first creates the schema; the others start together.
-    nodes.push(await startNodeProcess(dirs[0]!));
-    nodes.push(...(await Promise.all(dirs.slice(1).map((d) => startNodeProcess(d)))));
-  }, 60_000);
+    const wrapDirs = (kind: string, archive: WrappedArchive, cat: SharedCatalogue) =>
+      [0, 1].map((i) => {
+        const dir = join(work, `${kind}-node-${i}`);
+        writeConfig(dir, { storage: archive.storage, catalogue: cat.section, wrap: { rightsHolder: 'CN=archive owner', rescanIntervalSeconds: 1 }, sweep: SWEEP });
+        return dir;
+      });
+    const groups = await Promise.allSettled([startGroup(managedDirs, running), startGroup(wrapDirs('tree', tree, treeCat!), running), startGroup(wrapDirs('bucket', bucket, bucketCat!), running)]);
+    const failed = groups.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    [nodes, treeNodes, bucketNodes] = groups.map((r) => (r as PromiseFulfilledResult<NodeProcess[]>).value) as [NodeProcess[], NodeProcess[], NodeProcess[]];
+  }, 90_000);
 
   afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.stop()));
-    await shared?.drop();
+    // Every process started, also those of a group that failed to start and the restarted one.
+    await Promise.all([...running, ...nodes].map((n) => n.stop()));
+    await Promise.all(catalogues.map((c) => c.drop()));
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -270,7 +440,7 @@ describe.each(VARIANTS)('three node processes on $name and one storage folder', 
     mkdirSync(join(storageRoot, 'objects', 'zz', 'zz'), { recursive: true });
     writeFileSync(join(storageRoot, 'objects', 'zz', 'zz', `killed-between-${id}`), 'committed, never catalogued');
     // The restarted process removes the dead process's temp files; the sweep (every process) the stranded committed bytes.
-    nodes[2] = await startNodeProcess(dirs[2]!);
+    nodes[2] = await startNodeProcess(managedDirs[2]!);
     const objectFiles = () => filesUnder(join(storageRoot, 'objects')).map((f) => relative(storageRoot, f));
     const stranded = async () => {
       const keys = await shared.storageKeys();
@@ -284,89 +454,13 @@ describe.each(VARIANTS)('three node processes on $name and one storage folder', 
     expect(pids.length).toBeGreaterThan(0);
     expect(pids.filter((pid) => !events.has(pid)), 'objects without their create event').toEqual([]);
   }, 40_000);
-});
 
-describe.each(VARIANTS)('two processes wrapping one tree on $name', ({ catalogue: makeCatalogue }) => {
-  let work: string;
-  let tree: string;
-  let shared: SharedCatalogue;
-  let nodes: NodeProcess[] = [];
-  const FILES = 60;
-
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'memberkit-mpwrap-'));
-    tree = join(work, 'archive');
-    mkdirSync(join(work, 'shared'), { recursive: true });
-    for (let d = 0; d < 3; d++) {
-      mkdirSync(join(tree, `site-${d}`), { recursive: true });
-      for (let f = 0; f < FILES / 3; f++) writeFileSync(join(tree, `site-${d}`, `obs-${f}.csv`), `site,value\n${d},${f}\n`);
-    }
-    shared = await makeCatalogue(work);
-    const dirs = [0, 1].map((i) => join(work, `node-${i}`));
-    for (const dir of dirs) {
-      writeConfig(dir, {
-        storage: { type: 'tree', root: tree },
-        catalogue: shared.section,
-        wrap: { rightsHolder: 'CN=archive owner', rescanIntervalSeconds: 1 },
-        sweep: SWEEP,
-      });
-    }
-    nodes.push(await startNodeProcess(dirs[0]!));
-    nodes.push(await startNodeProcess(dirs[1]!));
-    expect(await waitFor(async () => (await allPids(nodes[0]!)).length === FILES, 30_000), 'the first scan catalogues every file').toBe(true);
+  // The two wrap groups are independent of each other: checked together.
+  it.concurrent('two processes wrapping one tree: files changed while both rescan are never lost, and an object made private never becomes public again', async () => {
+    await concurrentScans(treeNodes, tree);
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(nodes.map((n) => n.stop()));
-    await shared?.drop();
-    rmSync(work, { recursive: true, force: true });
-  });
-
-  it('files changed while both rescan are never lost, and an object made private never becomes public again', async () => {
-    const secret = 'site-0/obs-0.csv';
-    await makePrivate(nodes[0]!, secret);
-    const changed: Array<{ pid: string; body: string }> = [];
-    let leaks = 0;
-    const watchSecret = (async () => {
-      const end = Date.now() + 6_000;
-      while (Date.now() < end) {
-        for (const node of nodes) {
-          const res = await fetch(`${node.baseUrl}/v2/object/${enc(secret)}`);
-          await res.arrayBuffer();
-          if (res.status !== 401) leaks++;
-        }
-        await sleep(50);
-      }
-    })();
-    // Change files in three waves while both processes rescan every second; the secret's file too.
-    for (let wave = 0; wave < 3; wave++) {
-      for (let f = wave; f < FILES / 3; f += 3) {
-        for (const d of [0, 1, 2]) {
-          const pid = `site-${d}/obs-${f}.csv`;
-          const body = `site,value\n${d},${f}\nchanged,${wave}\n`;
-          writeFileSync(join(tree, pid), body);
-          if (pid !== secret) changed.push({ pid, body });
-        }
-      }
-      await sleep(700);
-    }
-    writeFileSync(join(tree, secret), 'changed secret\n');
-    // Every changed object ends up served with its new bytes by both processes: none is lost (404).
-    const current = async () => {
-      for (const node of nodes) {
-        for (const { pid, body } of changed) {
-          const res = await fetch(`${node.baseUrl}/v2/object/${enc(pid)}`);
-          const text = await res.text();
-          if (res.status === 404) throw new Error(`${pid} was lost on ${node.port}`);
-          if (res.status !== 200 || text !== body) return false;
-        }
-      }
-      return true;
-    };
-    expect(await waitFor(current, 15_000), 'changed files served with their new bytes').toBe(true);
-    await watchSecret;
-    expect(leaks, 'anonymous reads of the object made private').toBe(0);
-    expect((await sysmetaOf(nodes[1]!, secret)).accessPolicy?.allow.some((r) => r.subject.includes('public')) ?? false).toBe(false);
-    expect((await allPids(nodes[1]!)).length).toBe(FILES);
-  }, 45_000);
+  it.concurrent('two processes wrapping one bucket: objects changed while both rescan are never lost, and an object made private never becomes public again', async () => {
+    await concurrentScans(bucketNodes, bucket);
+  }, 60_000);
 });

@@ -55,16 +55,23 @@ export async function startNodeProcess(dir: string, extraArgs: string[] = []): P
   );
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // Not left running behind a failed start.
+      child.kill('SIGKILL');
+      reject(new Error(`node did not start: ${output}`));
+    }, 30_000).unref();
     const onData = (d: Buffer) => {
       output += d.toString();
       const m = /memberkit node at http:\/\/localhost:(\d+)/.exec(output);
-      if (m) resolve(Number(m[1]));
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
     };
     // The banner is on stderr (stdout carries the JSON log lines).
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`node exited with ${code}: ${output}`)));
-    setTimeout(() => reject(new Error(`node did not start: ${output}`)), 30_000).unref();
   });
   const readStatus = (field: string): number => {
     try {
