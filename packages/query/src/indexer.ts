@@ -333,8 +333,13 @@ export class CatalogueIndexer {
   /** One pass of the follow loop (the change feed, or dates without one); the number of records looked at. */
   follow(): Promise<number> {
     if (this.feed.available) {
-      const before = this.feed.at ?? 0;
-      return this.catchUp().then(() => (this.feed.at ?? before) - before);
+      return (async () => {
+        // Not started yet (a pass asked for directly): continue from the stored position.
+        if (this.feed.at === undefined) await this.startFeed();
+        const before = this.feed.at ?? 0;
+        await this.catchUp();
+        return (this.feed.at ?? before) - before;
+      })();
     }
     this.following ??= this.followPass().finally(() => {
       this.following = undefined;
