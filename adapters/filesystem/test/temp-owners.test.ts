@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { receiveUpload } from '@memberkit/core';
 import { createFilesystemStorage } from '../src/managed-storage.js';
 
 let dir: string;
@@ -41,7 +42,7 @@ describe('per-process temp folders', () => {
   it('writes go to a folder named after this process, removed by close() once empty', async () => {
     const store = createFilesystemStorage({ root: dir });
     await store.open();
-    const pending = await store.write((async function* () { yield Buffer.from('x'); })());
+    const pending = await receiveUpload(store, (async function* () { yield Buffer.from('x'); })());
     const [only] = await filesUnder(join(dir, 'tmp'));
     expect(only).toMatch(new RegExp(`^${host.replace(/\./g, '\\.')}~${ns}~${process.pid}~[0-9a-f]{8}/[0-9a-f]{32}\\.part$`));
     await pending.abort();
@@ -90,7 +91,7 @@ describe('per-process temp folders', () => {
     const store = createFilesystemStorage({ root: dir });
     await store.open();
     await rm(join(dir, 'tmp'), { recursive: true });
-    const pending = await store.write((async function* () { yield Buffer.from('y'); })());
+    const pending = await receiveUpload(store, (async function* () { yield Buffer.from('y'); })());
     expect(await pending.commit('p')).toMatch(/^objects\//);
     await store.close();
   });
