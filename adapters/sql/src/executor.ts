@@ -206,6 +206,11 @@ export class SqliteSync {
     return step.value;
   }
 
+  /** True while the connection is in a transaction (some errors end it themselves). */
+  get inTransaction(): boolean {
+    return this.statements.database.inTransaction;
+  }
+
   /** Runs one statement text without parameters (BEGIN, COMMIT, ROLLBACK). */
   exec(text: string): void {
     this.statements.prepare(text).run();

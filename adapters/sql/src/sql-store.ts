@@ -24,6 +24,14 @@ export interface SqlStoreOptions extends SqlConnectionOptions {
   rankBucketRows?: number;
 }
 
+/** A routine waiting for a group commit, and its caller. */
+interface GroupedWrite {
+  what: string;
+  routine: () => Routine<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * One connection pool shared by a catalogue, an event log, a job queue and a mapping overlay.
  * `open()`/`close()` are reference counted: every part's open/close delegates here; the pool
@@ -37,6 +45,8 @@ export class SqlStore {
   #opened = 0;
   /** SQLite: set while a kysely transaction holds the connection (the synchronous executor waits). */
   #kyselyTransaction: Promise<void> | undefined;
+  /** SQLite: the writes waiting for this turn's group commit (see `writing`). */
+  #group: GroupedWrite[] | undefined;
 
   constructor(options: SqlStoreOptions) {
     this.options = { ...options };
@@ -125,22 +135,67 @@ export class SqlStore {
 
   /**
    * Runs a routine in a write transaction (as `write`: all or nothing, retried on deadlocks).
-   * On SQLite the routine runs synchronously between BEGIN IMMEDIATE and COMMIT; only the
-   * wait for another process's write lock is asynchronous.
+   * On SQLite the routines asked for in one turn of the event loop share one transaction (a
+   * group commit: concurrent requests pay one BEGIN IMMEDIATE/COMMIT and write the pages they
+   * share, clock, counters, index ends, once), each in a savepoint of its own, so a failing
+   * routine rolls back only itself; each result is given once the shared COMMIT succeeded.
+   * The routines run synchronously; only the wait for another process's write lock is
+   * asynchronous.
    */
   async writing<T>(what: string, routine: () => Routine<T>): Promise<T> {
     if (this.dialect.name !== 'sqlite') return this.write(what, (trx) => runAsync(trx, this.dialect, routine()));
+    return new Promise<T>((resolve, reject) => {
+      if (this.#group === undefined) {
+        const group: GroupedWrite[] = (this.#group = []);
+        setImmediate(() => {
+          this.#group = undefined;
+          void this.#commitGroup(group);
+        });
+      }
+      this.#group.push({ what, routine, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  /** Runs the grouped routines between one BEGIN IMMEDIATE and COMMIT (see `writing`). */
+  async #commitGroup(group: GroupedWrite[]): Promise<void> {
+    let outcomes: Array<{ value: unknown } | { error: unknown }>;
     try {
-      // BEGIN IMMEDIATE, the routine and COMMIT run without a pause, so nothing else of this
-      // process runs on the connection in between.
-      return await waitForWriteLock(async () => {
+      // BEGIN IMMEDIATE, the routines and COMMIT run without a pause, so nothing else of
+      // this process runs on the connection in between.
+      outcomes = await waitForWriteLock(async () => {
         const sync = (await this.#sync())!;
         sync.exec('BEGIN IMMEDIATE');
-        return this.#finish(sync, routine);
+        try {
+          const done = group.map((item) => {
+            sync.exec('SAVEPOINT grouped');
+            try {
+              const value = sync.run(item.routine());
+              sync.exec('RELEASE grouped');
+              return { value };
+            } catch (error) {
+              // some errors end the transaction themselves: then the whole group failed
+              if (!sync.inTransaction) throw error;
+              sync.exec('ROLLBACK TO grouped');
+              sync.exec('RELEASE grouped');
+              return { error };
+            }
+          });
+          sync.exec('COMMIT');
+          return done;
+        } catch (e) {
+          if (sync.inTransaction) sync.exec('ROLLBACK');
+          throw e;
+        }
       }, this.#busyTimeoutMs());
     } catch (e) {
-      throw toAdapterError(e, what);
+      for (const item of group) item.reject(toAdapterError(e, item.what));
+      return;
     }
+    group.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if ('error' in outcome) item.reject(toAdapterError(outcome.error, item.what));
+      else item.resolve(outcome.value);
+    });
   }
 
   /**
@@ -161,11 +216,7 @@ export class SqlStore {
       sync.exec('COMMIT');
       return result;
     } catch (e) {
-      try {
-        sync.exec('ROLLBACK');
-      } catch {
-        // SQLite already rolled back (some errors end the transaction themselves)
-      }
+      if (sync.inTransaction) sync.exec('ROLLBACK');
       throw e;
     }
   }

@@ -11,39 +11,10 @@ import type { SqlStore } from './sql-store.js';
  * grace period marks bytes whose catalogue commit never happened (the process died between the
  * two, or the change was refused); the core's sweep finds and removes those bytes.
  */
-export function intend(store: SqlStore, name: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let batch = waiting.get(store);
-    if (batch === undefined) {
-      waiting.set(store, (batch = []));
-      setImmediate(() => {
-        waiting.delete(store);
-        void recordIntents(store, batch!);
-      });
-    }
-    batch.push({ row: [randomUUID(), name, Date.now()], resolve, reject });
-  });
-}
-
-/**
- * Intents waiting for the next group commit: the intents of concurrent writes asked for in one
- * turn of the event loop share one transaction (a create then costs one catalogue transaction
- * more per batch, not per request).
- */
-const waiting = new WeakMap<SqlStore, Array<{ row: [string, string, number]; resolve: (id: string) => void; reject: (e: unknown) => void }>>();
-
-async function recordIntents(store: SqlStore, batch: NonNullable<ReturnType<typeof waiting.get>>): Promise<void> {
-  try {
-    await store.writing('record write intents', function* () {
-      for (let i = 0; i < batch.length; i += 500) {
-        yield* changesOf(q`INSERT INTO mk_intents (id, name, created) VALUES ${new Rows(batch.slice(i, i + 500).map((b) => b.row))}`);
-      }
-    });
-  } catch (e) {
-    for (const b of batch) b.reject(e);
-    return;
-  }
-  for (const b of batch) b.resolve(b.row[0]);
+export async function intend(store: SqlStore, name: string): Promise<string> {
+  const id = randomUUID();
+  await store.writing('record a write intent', () => changesOf(q`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${Date.now()})`));
+  return id;
 }
 
 /** Deletes `ids` inside the catalogue change's transaction. */
