@@ -44,7 +44,7 @@ export async function startWrapNode(dir: string, storage: WrapStorage, root: str
   const leased = scanner(true);
   const racer = scanner(false);
   return {
-    scan: (options) => (options?.lease === false ? racer : leased).scan(),
+    scan: (options) => (options?.lease === false ? racer : leased).scan(options?.pause ? { pause: options.pause } : {}),
     get: (pid) => sqlStore.catalogue.get(pid),
     async events(pid) {
       await (node.services.events as unknown as { flush?: () => Promise<void> }).flush?.();

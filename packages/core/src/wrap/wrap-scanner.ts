@@ -80,7 +80,17 @@ export interface ScanOptions {
   onProgress?: (report: ScanReport) => void;
   /** Wait for the root's lease instead of skipping the scan when another scanner holds it. */
   waitForLease?: boolean;
+  /** For tests only: where a scan waits so that tests can overlap scans for certain (see ScanPause). */
+  pause?: ScanPause;
 }
+
+/**
+ * Awaited by a scan at two points, so a test can hold it there while other scans or changes
+ * happen: 'apply' after a batch was planned against the catalogue and before it is committed
+ * (with the batch's keys), 'remove' after a complete listing and before unseen entries are
+ * looked at again (no keys). Production scans pass none.
+ */
+export type ScanPause = (point: 'apply' | 'remove', keys: readonly string[]) => Promise<void>;
 
 export interface WatchOptions {
   /** Pause between the end of one scan and the start of the next. Default 60 s. */
@@ -254,7 +264,7 @@ export class WrapScanner {
     }
   }
 
-  private async run({ signal, onProgress }: ScanOptions): Promise<ScanReport> {
+  private async run({ signal, onProgress, pause }: ScanOptions): Promise<ScanReport> {
     const started = performance.now();
     signal?.throwIfAborted();
     const { state, root } = this.options;
@@ -283,7 +293,7 @@ export class WrapScanner {
         chain = chain.then(async () => {
           if (fatal) return;
           try {
-            await this.applyBatch(items, scanId, report);
+            await this.applyBatch(items, scanId, report, pause);
             onProgress?.(snapshot());
           } catch (e) {
             fatal = { error: e };
@@ -398,6 +408,7 @@ export class WrapScanner {
     if (report.seen === 0 && !this.options.allowEmpty && await state.hasEntries(root)) {
       throw new AdapterError('unavailable', `${root} lists nothing; not removing the catalogued objects (set allowEmpty to allow)`);
     }
+    await pause?.('remove', []);
     await this.removeUnseen(scanId, report, signal);
     if (this.options.datasets === 'folders') await this.updateDatasets(report);
     const final = snapshot();
@@ -450,7 +461,7 @@ export class WrapScanner {
     return { item, change, outcome: 'changed', state };
   }
 
-  private async applyBatch(items: Hashed[], scanId: number, report: ScanReport): Promise<void> {
+  private async applyBatch(items: Hashed[], scanId: number, report: ScanReport, pause: ScanPause | undefined): Promise<void> {
     const base = this.batchStamp();
     const planned: Planned[] = [];
     const kept: string[] = [];
@@ -466,6 +477,7 @@ export class WrapScanner {
       replace: planned.flatMap((p) => p.change.replace ?? []),
       remove: planned.flatMap((p) => p.change.remove ?? []),
     };
+    await pause?.('apply', planned.map((p) => p.item.entry.key));
     let applied = planned;
     try {
       await this.commit(merged);
