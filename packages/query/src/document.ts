@@ -115,8 +115,34 @@ export function buildDocument(record: ObjectRecord, science?: ScienceMetadata, s
     for (const s of science.spatial) if (s.description) text.push(s.description);
     if (scienceText) text.push(scienceText);
   }
-  doc.text = text.filter(Boolean).join(' ');
+  doc.text = boundedText(text);
   return doc;
+}
+
+/**
+ * Characters of a document's free text the full-text index keeps (about 35,000 words; Solr's
+ * classic default kept the first 10,000 tokens of a field). Tokenizing an uploaded 6 MB text
+ * holds the event loop for seconds (the index is written in one synchronous transaction per
+ * document); a quarter of a million characters takes tens of milliseconds.
+ */
+export const MAX_TEXT_CHARS = 250_000;
+
+/** `parts` joined by spaces, cut at a space once MAX_TEXT_CHARS are reached. */
+function boundedText(parts: readonly string[]): string {
+  const kept: string[] = [];
+  let length = 0;
+  for (const part of parts) {
+    if (!part) continue;
+    if (length + part.length + 1 > MAX_TEXT_CHARS) {
+      const room = MAX_TEXT_CHARS - length - 1;
+      const cut = part.lastIndexOf(' ', room);
+      if (cut > 0) kept.push(part.slice(0, cut));
+      break;
+    }
+    kept.push(part);
+    length += part.length + 1;
+  }
+  return kept.join(' ');
 }
 
 /** The relations a resource map contributes to its members (and to itself). */

@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { FIELD_BY_NAME, TEXT_FIELDS } from '../schema.js';
+import { FIELD_BY_NAME, READERS_FIELD, TEXT_FIELDS } from '../schema.js';
 import type { IndexDoc, Relation, SearchIndex, SearchRequest, SearchResult } from '../types.js';
 import { accessScope } from './access.js';
 import { columnType, columnValues, docColumns, facetValue, globPattern, likePattern, multiRows, q, rowToDoc, SqlCompiler, type Dialect } from './compile.js';
@@ -12,6 +12,10 @@ export interface SqliteIndexOptions {
 
 /** Rows of a map's relations written per transaction (a few ms each). */
 const RELATION_CHUNK = 1_000;
+/** Values of one document written per transaction beyond the first (see upsert). */
+const VALUE_CHUNK = 2_000;
+/** Fields that decide who may read a document: written with the document, never in steps. */
+const ACCESS_FIELDS = new Set([READERS_FIELD, 'readPermission', 'writePermission', 'changePermission', 'rightsHolder']);
 /** FTS5 expression for a phrase (or prefix on the last token) in one column. */
 function ftsExpr(field: string, kind: 'phrase' | 'prefix', tokens: string[]): string {
   const phrase = `"${tokens.join(' ')}"`;
@@ -106,8 +110,33 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db = undefined;
   }
 
+  /**
+   * One document. Its row, full text and access fields go in one transaction; descriptive
+   * values beyond the first VALUE_CHUNK follow in further transactions with the event loop
+   * free in between (a record with 10,000 keywords in each of several fields is tens of
+   * thousands of rows: hundreds of ms of synchronous SQLite that would hold every request).
+   * Who may read the document is never partial; a search may see its last values arrive in
+   * steps. The indexer writes one document of a PID at a time.
+   */
   async upsert(doc: IndexDoc): Promise<void> {
-    this.upsertMany([doc]);
+    const s = this.stmts;
+    const rows = multiRows(doc);
+    // Access first (ord keeps the document's own order of values).
+    rows.sort((a, b) => Number(ACCESS_FIELDS.has(b[0])) - Number(ACCESS_FIELDS.has(a[0])));
+    for (let from = 0; from === 0 || from < rows.length; from += VALUE_CHUNK) {
+      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      this.conn.transaction(() => {
+        if (from === 0) {
+          s.upsertDoc.run(doc.id, ...columnValues(doc, DOC_COLUMNS));
+          const rid = s.ridOf.get(doc.id) as number;
+          s.ftsDelete.run(rid);
+          s.ftsInsert.run(rid, ...TEXT_FIELDS.map((f) => (doc[f] === undefined ? null : String(doc[f]))));
+          s.mvDeleteOwn.run(doc.id);
+        }
+        const end = Math.min(rows.length, from + VALUE_CHUNK);
+        for (let i = from; i < end; i++) s.mvInsert.run(doc.id, rows[i]![0], rows[i]![1], rows[i]![2], '');
+      })();
+    }
   }
 
   /** Many documents in one transaction (bulk loads, benchmarks). */
