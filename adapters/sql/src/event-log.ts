@@ -3,7 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
-import { applyRankDeltas, EVENT_RANKS, eventSlice, rankedPage, type RankDelta } from './rank-index.js';
+import { applyPositionDeltas, EVENT_POSITIONS, eventSlice, positionedPage, type PositionDelta } from './position-index.js';
 import { DialectText, insertOf, q, rowOf, rowsOf, Rows, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
@@ -76,11 +76,11 @@ export class SqlEventLog implements EventLogStore {
     const slice = eventSlice(query);
     const store = this.store;
     return store.reading('query events', function* () {
-      // Every entry or a date range: any page from the position index (rank-index.ts). Its
+      // Every entry or a date range: any page from the position index (position-index.ts). Its
       // few steps cost round trips on a server, so shallow unfiltered pages walk there instead.
-      const indexed = store.dialect.name === 'sqlite' || slice?.from !== undefined || slice?.to !== undefined || query.start >= store.rankBucketRows;
+      const indexed = store.dialect.name === 'sqlite' || slice?.from !== undefined || slice?.to !== undefined || query.start >= store.positionBucketRows;
       if (slice !== undefined && indexed) {
-        const page = yield* rankedPage<unknown[]>(store.dialect.name, EVENT_RANKS, slice, { start: query.start, count: query.count, columns: EVENT_COLUMNS, arrays: true });
+        const page = yield* positionedPage<unknown[]>(store.dialect.name, EVENT_POSITIONS, slice, { start: query.start, count: query.count, columns: EVENT_COLUMNS, arrays: true });
         if (page !== undefined) return { total: page.total, entries: page.rows.map(fromValues) };
       }
       const { total, rows } = yield* orderedPage<EventRow>({
@@ -105,14 +105,14 @@ export class SqlEventLog implements EventLogStore {
 export function* appendEvents(store: SqlStore, events: readonly EventRecord[], bump = true): Routine<void> {
   if (events.length === 0) return;
   const rows = events.map((e) => [e.identifier, e.ipAddress, e.userAgent, e.subject, e.event, epochMs(e.dateLogged, 'dateLogged'), e.nodeIdentifier]);
-  const ranks: RankDelta[] = [];
+  const ranks: PositionDelta[] = [];
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = events.slice(i, i + 500);
     const ids = yield* insertEvents(store, rows.slice(i, i + 500));
-    chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_RANKS.keyText(ids[j]), n: 1, pub: 0 }));
+    chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_POSITIONS.keyText(ids[j]), n: 1, pub: 0 }));
   }
   if (bump) yield* store.bump({ events: rows.length });
-  yield* applyRankDeltas(store.dialect.name, EVENT_RANKS, ranks, store.rankBucketRows);
+  yield* applyPositionDeltas(store.dialect.name, EVENT_POSITIONS, ranks, store.positionBucketRows);
 }
 
 /** The new entries' ids, where INSERT can return them. */

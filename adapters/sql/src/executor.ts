@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CompiledQuery, MysqlAdapter, PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectSql, SqlDialectName } from './dialect.js';
-import type { SqlStep } from './rank-index.js';
+import type { SqlStep } from './position-index.js';
 
 /**
  * The store's operations are written once, as generators of SQL statements (a `Routine`), and
@@ -12,7 +12,7 @@ import type { SqlStep } from './rank-index.js';
  *   whole routine synchronously (no promise per statement, nothing can interleave).
  * Statements are kysely `sql` templates (compiled by the executor for its dialect), `q`
  * templates (compiled by kysely once per call site, shape and dialect: see `q`) or the position
- * index's `?` steps (rank-index.ts). A failing statement is thrown into the routine, so a
+ * index's `?` steps (position-index.ts). A failing statement is thrown into the routine, so a
  * routine may catch it (a unique violation reported as 'already-exists').
  */
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { beginImmediate, num, type DialectSql } from './dialect.js';
-import { recount } from './rank-index.js';
+import { recount } from './position-index.js';
 
 /**
  * The data folders of the embedded default before the one SQL store: its SQLite file held the

@@ -1,7 +1,7 @@
 import { AdapterError } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
 import { beginImmediate, type DialectSql } from './dialect.js';
-import { EVENT_RANKS, hasRanks, OBJECT_RANKS, rebuildRanks, runSteps } from './rank-index.js';
+import { EVENT_POSITIONS, hasPositions, OBJECT_POSITIONS, rebuildPositions, runSteps } from './position-index.js';
 
 /** Number of rows per sharded counter (spreads concurrent appends over several rows). */
 export const COUNTER_SLOTS = 8;
@@ -119,7 +119,7 @@ export function migrations(d: DialectSql): string[][] {
         PRIMARY KEY (pid, subject)
       )${t}`,
     ],
-    // 2: the position index of the listings (see rank-index.ts) and the public flag it counts.
+    // 2: the position index of the listings (see position-index.ts) and the public flag it counts.
     [
       `CREATE TABLE mk_ranks (
         list     VARCHAR(16) NOT NULL,
@@ -235,10 +235,10 @@ export async function migrate(db: Kysely<any>, d: DialectSql, busyTimeoutMs = 50
         await sql`INSERT INTO mk_migrations (version, applied) VALUES (${v + 1}, ${Date.now()})`.execute(conn);
       }
       // Still under the migration lock: build the position index where it is missing.
-      for (const t of [OBJECT_RANKS, EVENT_RANKS]) {
-        if (await runSteps(conn, d, hasRanks(t))) continue;
+      for (const t of [OBJECT_POSITIONS, EVENT_POSITIONS]) {
+        if (await runSteps(conn, d, hasPositions(t))) continue;
         if (d.name === 'mysql') await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED').then(() => run('START TRANSACTION'));
-        await runSteps(conn, d, rebuildRanks(t));
+        await runSteps(conn, d, rebuildPositions(t));
         if (d.name === 'mysql') await run('COMMIT');
       }
       if (d.name !== 'mysql') await run('COMMIT');

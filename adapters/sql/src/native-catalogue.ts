@@ -18,7 +18,7 @@ import { dialectSql, inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
 import { changesOf, DialectText, FOR_UPDATE, q, rowOf, rowsOf, Rows, type Routine } from './executor.js';
 import { countRows, orderedPage } from './paging.js';
-import { applyRankDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_RANKS, objectSlice, rankedPage, type RankDelta, type RankedSlice } from './rank-index.js';
+import { applyPositionDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_POSITIONS, objectSlice, positionedPage, type PositionDelta, type PositionSlice } from './position-index.js';
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
 import { changeHead, changesSince, pruneChanges, recordChangesSteps } from './change-feed.js';
@@ -114,7 +114,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   /**
    * Listing order dateSysMetadataModified then PID; total and items from one snapshot.
    * - Slices the position index describes (every object or the public ones, optionally
-   *   between two dates) come from it: any page in one bucket's walk (rank-index.ts).
+   *   between two dates) come from it: any page in one bucket's walk (position-index.ts).
    * - Other filters walk an index (`orderedPage`). A readableBy that includes `public` reads
    *   `is_public = 1 OR readable by the other subjects`, and its total is the public count
    *   plus the restricted objects the other subjects may read, counted apart.
@@ -139,12 +139,12 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     const publicToo = subjects?.includes('public') ?? false;
     const ranked = objectSlice(query);
     const store = this.store;
-    const publicAndOwn = (slice: RankedSlice) => this.#publicAndOwn<Row>(slice, others, query.start, query.count, columns);
+    const publicAndOwn = (slice: PositionSlice) => this.#publicAndOwn<Row>(slice, others, query.start, query.count, columns);
     return store.reading('list objects', function* () {
       if (ranked !== undefined && ranked.others.length === 0) {
         const { slice } = ranked;
-        const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.rankBucketRows;
-        const page = indexed ? yield* rankedPage<Row>(store.dialect.name, OBJECT_RANKS, slice, { start: query.start, count: query.count, columns }) : undefined;
+        const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.positionBucketRows;
+        const page = indexed ? yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns }) : undefined;
         if (page !== undefined) return page;
       }
       if (ranked !== undefined && ranked.others.length > 0) {
@@ -159,7 +159,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
         if (subjects === undefined) return base.length === 0 ? yield* store.counter('objects') : yield* countRows('mk_objects', base);
         if (!publicToo) return yield* countRows('mk_objects', [...base, readableBy(sql.ref('o.pid'), others, 'in')]);
         const restricted = others.length === 0 ? 0 : yield* countRows('mk_objects', [...base, sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')]);
-        const indexed = ranked === undefined ? undefined : yield* rankedPage(store.dialect.name, OBJECT_RANKS, ranked.slice, { start: 0, count: 0, columns });
+        const indexed = ranked === undefined ? undefined : yield* positionedPage(store.dialect.name, OBJECT_POSITIONS, ranked.slice, { start: 0, count: 0, columns });
         return restricted + (indexed?.total ?? (yield* countRows('mk_objects', [...base, sql`o.is_public = 1`])));
       };
       return yield* orderedPage<Row>({
@@ -175,7 +175,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
   }
 
   /** `public` ∪ the restricted objects `others` may read, when those are few (mergedPublicPage). */
-  *#publicAndOwn<Row>(slice: RankedSlice, others: string[], start: number, count: number, columns: string): Routine<{ total: number; rows: Row[] } | undefined> {
+  *#publicAndOwn<Row>(slice: PositionSlice, others: string[], start: number, count: number, columns: string): Routine<{ total: number; rows: Row[] } | undefined> {
     const d = this.store.dialect;
     const conditions = [sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')];
     if (slice.from !== undefined) conditions.push(sql`o.date_modified >= ${slice.from}`);
@@ -183,7 +183,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
     const own = sql`SELECT o.date_modified AS d, o.pid AS k FROM mk_objects o
       WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.compile(this.store.db);
     const byKeys = (pids: string[]) => sql`SELECT ${sql.raw(columns)}, r.pid AS k FROM mk_objects r WHERE ${inList(sql.ref('r.pid'), pids)}`.compile(this.store.db);
-    return yield* mergedPublicPage<Row>(d.name, OBJECT_RANKS, slice, { start, count, columns }, asStep(own), (pids) => asStep(byKeys(pids)));
+    return yield* mergedPublicPage<Row>(d.name, OBJECT_POSITIONS, slice, { start, count, columns }, asStep(own), (pids) => asStep(byKeys(pids)));
   }
 
   /**
@@ -217,7 +217,7 @@ export class SqlNativeCatalogue implements MetadataAdapter {
       dates.delete(pid);
       feed.push({ pid, kind: 'remove' });
     }
-    yield* applyRankDeltas(store.dialect.name, OBJECT_RANKS, w.ranks, store.rankBucketRows);
+    yield* applyPositionDeltas(store.dialect.name, OBJECT_POSITIONS, w.ranks, store.positionBucketRows);
     const events = change.events ?? [];
     if (events.length > 0) yield* appendEvents(store, events, false);
     yield* store.bump({ objects: w.objects, events: events.length });
@@ -362,7 +362,7 @@ const ONE_MORE_REF = new DialectText((d) => dialectSql(d).upsert(['id'], { refs:
 
 /** What the records of one change add up to, written once per transaction. */
 interface WriteBatch {
-  ranks: RankDelta[];
+  ranks: PositionDelta[];
   /** The access rows (readers) of each inserted or replaced PID, written by `writeAccess`. */
   access: Map<string, Set<string>>;
   /** Objects added minus objects removed. */

@@ -6,7 +6,7 @@ import { rowOf, runAsync, changesOf, q, type Routine, type SqliteSync } from './
 import { isRetryable, toAdapterError } from './errors.js';
 import { COUNTER_SLOTS, migrate } from './migrations.js';
 import { importLegacyTables } from './legacy-import.js';
-import { RANK_BUCKET, recount } from './rank-index.js';
+import { POSITION_BUCKET, recount } from './position-index.js';
 
 /** Options of every store of this package. */
 export interface SqlStoreOptions extends SqlConnectionOptions {
@@ -18,10 +18,10 @@ export interface SqlStoreOptions extends SqlConnectionOptions {
   /** Attempts of a transaction that hits a deadlock or serialization failure (default 5). */
   maxAttempts?: number;
   /**
-   * Rows per bucket of the listings' position index (default 4096; see rank-index.ts): a
+   * Rows per bucket of the listings' position index (default 4096; see position-index.ts): a
    * deep page walks at most twice this many index entries. Processes may differ.
    */
-  rankBucketRows?: number;
+  positionBucketRows?: number;
 }
 
 /** A routine waiting for a group commit, and its caller. */
@@ -75,7 +75,7 @@ export class SqlStore {
         if (this.options.migrate !== false) {
           await migrate(handle.db, handle.dialect, this.#busyTimeoutMs());
           // A data folder of the embedded store before this one: its tables move in once.
-          await importLegacyTables(handle.db, handle.dialect, { busyTimeoutMs: this.#busyTimeoutMs(), bucketRows: this.rankBucketRows });
+          await importLegacyTables(handle.db, handle.dialect, { busyTimeoutMs: this.#busyTimeoutMs(), bucketRows: this.positionBucketRows });
         } else await sql`SELECT 1`.execute(handle.db);
       } catch (e) {
         this.#opened = 0;
@@ -309,12 +309,12 @@ export class SqlStore {
 
   /**
    * Recomputes what the store keeps about its rows (the row counters and the listings'
-   * position index, see rank-index.ts) from the rows themselves, then refreshes the planner's
+   * position index, see position-index.ts) from the rows themselves, then refreshes the planner's
    * statistics. The adapter keeps both exact on every write; run this after loading or
    * deleting rows with SQL behind its back.
    */
   async reindex(): Promise<void> {
-    await this.write('reindex', (trx) => recount(trx, this.dialect, this.rankBucketRows));
+    await this.write('reindex', (trx) => recount(trx, this.dialect, this.positionBucketRows));
     const analyze = this.dialect.name === 'mysql' ? 'ANALYZE TABLE' : 'ANALYZE';
     await this.#transaction('write', async (db) => {
       for (const table of ['mk_objects', 'mk_events', 'mk_access']) await sql.raw(`${analyze} ${table}`).execute(db);
@@ -324,8 +324,8 @@ export class SqlStore {
   }
 
   /** @internal Rows per bucket of the position index. */
-  get rankBucketRows(): number {
-    return this.options.rankBucketRows ?? RANK_BUCKET;
+  get positionBucketRows(): number {
+    return this.options.positionBucketRows ?? POSITION_BUCKET;
   }
 
   /**

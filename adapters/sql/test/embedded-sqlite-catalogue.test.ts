@@ -21,7 +21,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function openStore(options: { busyTimeoutMs?: number; rankBucketRows?: number } = {}): Promise<SqliteStore> {
+async function openStore(options: { busyTimeoutMs?: number; positionBucketRows?: number } = {}): Promise<SqliteStore> {
   const store = openSqliteStore({ file, ...options });
   stores.push(store);
   await store.open();
@@ -717,7 +717,7 @@ describe('error mapping', () => {
 
 describe('SqliteStore position index', () => {
   it('stays exact through splits, moved and removed rows, and two connections writing at once', async () => {
-    const [a, b] = [await openStore({ rankBucketRows: 3 }), await openStore({ rankBucketRows: 3 })];
+    const [a, b] = [await openStore({ positionBucketRows: 3 }), await openStore({ positionBucketRows: 3 })];
     await exercisePositionIndex({
       writers: [a, b],
       reindex: async () => a.reindex(),

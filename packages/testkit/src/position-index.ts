@@ -1,4 +1,4 @@
-// A scenario for stores that keep a position index of their listings (rank-index.ts of
+// A scenario for stores that keep a position index of their listings (position-index.ts of
 // @memberkit/types): two writers at once, rows inserted out of listing order, moved (a later
 // date, the public flag flipped) and removed, then every page of several slices compared with
 // the truth read straight from the store's tables. Stores run it with tiny buckets so that

@@ -11,11 +11,11 @@ export interface EmbeddedStore extends SqlCatalogue {
   reindex(): Promise<void>;
 }
 
-export function openEmbeddedStore(options: { file: string; busyTimeoutMs?: number; rankBucketRows?: number }): EmbeddedStore {
+export function openEmbeddedStore(options: { file: string; busyTimeoutMs?: number; positionBucketRows?: number }): EmbeddedStore {
   const s = createSqlCatalogue({
     dialect: 'sqlite',
     connection: { file: options.file, ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}) },
-    ...(options.rankBucketRows !== undefined ? { rankBucketRows: options.rankBucketRows } : {}),
+    ...(options.positionBucketRows !== undefined ? { positionBucketRows: options.positionBucketRows } : {}),
   });
   let raw: Database.Database | undefined;
   const close = s.store.close.bind(s.store);

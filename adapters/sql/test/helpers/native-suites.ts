@@ -157,7 +157,7 @@ export function runNativeSuites(dialect: SqlDialectName): void {
     it('the position index stays exact through splits, moved and removed rows, and two writers at once', async () => {
       await (await openEmpty()).close();
       // Buckets of 3 rows: every few writes split one, and deep pages start past the first.
-      const [a, b] = [0, 1].map(() => createSqlCatalogue({ dialect, connection: fresh.connection, rankBucketRows: 3 })) as [SqlCatalogue, SqlCatalogue];
+      const [a, b] = [0, 1].map(() => createSqlCatalogue({ dialect, connection: fresh.connection, positionBucketRows: 3 })) as [SqlCatalogue, SqlCatalogue];
       await a.open();
       await b.open();
       try {

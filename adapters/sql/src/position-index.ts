@@ -23,7 +23,7 @@ import type { DialectSql } from './dialect.js';
  * The functions here are written once as generators of SQL steps (`?` placeholders), run by
  * `runSteps` in the caller's transaction.
  */
-export const RANK_BUCKET = 4096;
+export const POSITION_BUCKET = 4096;
 
 /** One statement for the store's driver to run; the generator receives its rows (none for writes). */
 export interface SqlStep {
@@ -40,23 +40,23 @@ export type SqlSteps<T> = Generator<SqlStep, T, Array<Record<string, unknown>>>;
 export type SqlFlavor = 'postgres' | 'mysql' | 'sqlite';
 
 /** The first bucket's key: before every row (dates are epoch ms, keys non-empty). */
-const FIRST: RankKey = { date: Number.MIN_SAFE_INTEGER, key: '' };
+const FIRST: PositionKey = { date: Number.MIN_SAFE_INTEGER, key: '' };
 
 /** A position in a listing's sort order: the date column, then the unique key as text. */
-export interface RankKey {
+export interface PositionKey {
   date: number;
   key: string;
 }
 
 /** A change to a listing: +1 for a row appearing at `date`/`key`, −1 for one leaving it. */
-export interface RankDelta extends RankKey {
+export interface PositionDelta extends PositionKey {
   n: number;
   /** The same for the public subset (objects readable by `public`); 0 when not tracked. */
   pub: number;
 }
 
 /** A listing kept in a ranks table. */
-export interface RankedTable {
+export interface PositionTable {
   readonly list: 'objects' | 'events';
   /** The ranks table: (list, lo_date, lo_key, n, n_public), primary key (list, lo_date, lo_key). */
   readonly ranks: string;
@@ -82,7 +82,7 @@ function asText(value: unknown): string {
 const asNumber = (value: unknown): number => (typeof value === 'number' ? value : Number(value));
 
 /** The objects listing of a store whose tables are `objects`/`ranks` with memberkit's columns. */
-export function objectRanks(tables: { objects: string; ranks: string; publicIndex: string }): RankedTable {
+export function objectPositions(tables: { objects: string; ranks: string; publicIndex: string }): PositionTable {
   return {
     list: 'objects',
     ranks: tables.ranks,
@@ -97,7 +97,7 @@ export function objectRanks(tables: { objects: string; ranks: string; publicInde
 }
 
 /** The events listing (key: the integer entry id). */
-export function eventRanks(tables: { events: string; ranks: string }): RankedTable {
+export function eventPositions(tables: { events: string; ranks: string }): PositionTable {
   return {
     list: 'events',
     ranks: tables.ranks,
@@ -110,7 +110,7 @@ export function eventRanks(tables: { events: string; ranks: string }): RankedTab
 }
 
 /** Sort order of keys: date, then the key's UTF-8 bytes (code point order, as the columns sort). */
-export function compareRankKeys(a: RankKey, b: RankKey): number {
+export function comparePositionKeys(a: PositionKey, b: PositionKey): number {
   return a.date - b.date || Buffer.compare(Buffer.from(a.key), Buffer.from(b.key));
 }
 
@@ -141,14 +141,14 @@ const raw = (text: string): Fragment => ({ sql: text, params: [] });
 const isFragment = (v: unknown): v is Fragment => typeof v === 'object' && v !== null && 'sql' in v && 'params' in v && Array.isArray((v as Fragment).params);
 
 /** `o.(date, key) >= lo`, written so that every engine uses it as an index range. */
-function fromKey(t: RankedTable, lo: RankKey, alias = 'o'): Fragment {
+function fromKey(t: PositionTable, lo: PositionKey, alias = 'o'): Fragment {
   if (lo.date === FIRST.date) return raw('1 = 1');
   const date = raw(`${alias}.${t.dateCol}`);
   const key = raw(`${alias}.${t.keyCol}`);
   return q`${date} >= ${lo.date} AND (${date} > ${lo.date} OR ${key} >= ${t.keyValue(lo.key)})`;
 }
 
-function bucketRange(t: RankedTable, lo: RankKey, next: RankKey | undefined): Fragment {
+function bucketRange(t: PositionTable, lo: PositionKey, next: PositionKey | undefined): Fragment {
   return next === undefined ? fromKey(t, lo) : q`${fromKey(t, lo)} AND NOT (${fromKey(t, next)})`;
 }
 
@@ -156,11 +156,11 @@ function* rows(step: SqlStep): SqlSteps<Array<Record<string, unknown>>> {
   return yield step;
 }
 
-function keyOf(t: RankedTable, row: Record<string, unknown>): RankKey {
+function keyOf(t: PositionTable, row: Record<string, unknown>): PositionKey {
   return { date: asNumber(row.d), key: t.keyText(row.k) };
 }
 
-function rankKeyOf(row: Record<string, unknown>): RankKey {
+function positionKeyOf(row: Record<string, unknown>): PositionKey {
   return { date: asNumber(row.d), key: asText(row.k) };
 }
 
@@ -169,14 +169,14 @@ function rankKeyOf(row: Record<string, unknown>): RankKey {
  * writer). Buckets are locked in key order, so two writers never wait on each other in a cycle
  * here. Run once per transaction, after the rows themselves were written.
  */
-export function* applyRankDeltas(flavor: SqlFlavor, t: RankedTable, deltas: readonly RankDelta[], bucketRows = RANK_BUCKET): SqlSteps<void> {
-  const sorted = deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(compareRankKeys);
-  const grown: Array<{ lo: RankKey; next: RankKey | undefined }> = [];
+export function* applyPositionDeltas(flavor: SqlFlavor, t: PositionTable, deltas: readonly PositionDelta[], bucketRows = POSITION_BUCKET): SqlSteps<void> {
+  const sorted = deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(comparePositionKeys);
+  const grown: Array<{ lo: PositionKey; next: PositionKey | undefined }> = [];
   for (let i = 0; i < sorted.length; ) {
     const bucket = yield* lockBucket(flavor, t, sorted[i]!);
     let n = 0;
     let pub = 0;
-    for (; i < sorted.length && (bucket.next === undefined || compareRankKeys(sorted[i]!, bucket.next) < 0); i++) {
+    for (; i < sorted.length && (bucket.next === undefined || comparePositionKeys(sorted[i]!, bucket.next) < 0); i++) {
       n += sorted[i]!.n;
       pub += sorted[i]!.pub;
     }
@@ -191,40 +191,40 @@ export function* applyRankDeltas(flavor: SqlFlavor, t: RankedTable, deltas: read
 }
 
 /** Locks the bucket holding `k`; returns it with the next bucket's first key (none: last). */
-function* lockBucket(flavor: SqlFlavor, t: RankedTable, k: RankKey): SqlSteps<{ lo: RankKey; next: RankKey | undefined }> {
+function* lockBucket(flavor: SqlFlavor, t: PositionTable, k: PositionKey): SqlSteps<{ lo: PositionKey; next: PositionKey | undefined }> {
   const forUpdate = raw(flavor === 'sqlite' ? '' : 'FOR UPDATE');
   for (let attempt = 0; attempt < 20; attempt++) {
     const [found] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
       WHERE list = ${t.list} AND lo_date <= ${k.date} AND (lo_date < ${k.date} OR lo_key <= ${k.key})
       ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${forUpdate}`);
     if (found === undefined) continue; // a rebuild replaced every bucket: look again
-    const lo = rankKeyOf(found);
+    const lo = positionKeyOf(found);
     // A new statement sees what committed while we waited for the lock (a split, a rebuild).
     const now = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
       WHERE list = ${t.list} AND lo_date >= ${lo.date} AND (lo_date > ${lo.date} OR lo_key >= ${lo.key})
       ORDER BY lo_date, lo_key LIMIT 2`);
-    const first = now[0] === undefined ? undefined : rankKeyOf(now[0]);
-    const next = now[1] === undefined ? undefined : rankKeyOf(now[1]);
-    if (first !== undefined && compareRankKeys(first, lo) === 0 && (next === undefined || compareRankKeys(next, k) > 0)) return { lo, next };
+    const first = now[0] === undefined ? undefined : positionKeyOf(now[0]);
+    const next = now[1] === undefined ? undefined : positionKeyOf(now[1]);
+    if (first !== undefined && comparePositionKeys(first, lo) === 0 && (next === undefined || comparePositionKeys(next, k) > 0)) return { lo, next };
   }
   throw new AdapterError('unavailable', `the ${t.list} position index kept changing or is missing (rebuild it)`);
 }
 
-function* countRange(t: RankedTable, lo: RankKey, next: RankKey | undefined): SqlSteps<{ n: number; pub: number }> {
+function* countRange(t: PositionTable, lo: PositionKey, next: PositionKey | undefined): SqlSteps<{ n: number; pub: number }> {
   const pub = raw(t.publicCol === undefined ? '0' : `sum(o.${t.publicCol})`);
   const [row] = yield* rows(q`SELECT count(*) AS n, ${pub} AS p FROM ${raw(t.table)} o WHERE ${bucketRange(t, lo, next)}`);
   return { n: asNumber(row?.n ?? 0), pub: asNumber(row?.p ?? 0) };
 }
 
 /** The key `offset` rows after `lo` (inclusive) in sort order, if there is one before `next`. */
-function* keyAt(t: RankedTable, lo: RankKey, next: RankKey | undefined, offset: number): SqlSteps<RankKey | undefined> {
+function* keyAt(t: PositionTable, lo: PositionKey, next: PositionKey | undefined, offset: number): SqlSteps<PositionKey | undefined> {
   const [row] = yield* rows(q`SELECT o.${raw(t.dateCol)} AS d, o.${raw(t.keyCol)} AS k FROM ${raw(t.table)} o
     WHERE ${bucketRange(t, lo, next)} ORDER BY o.${raw(t.dateCol)}, o.${raw(t.keyCol)} LIMIT 1 OFFSET ${offset}`);
   return row === undefined ? undefined : keyOf(t, row);
 }
 
 /** Splits the (locked) bucket at `lo` so that its first `bucketRows` rows stay in it. */
-function* split(t: RankedTable, lo: RankKey, next: RankKey | undefined, bucketRows: number): SqlSteps<void> {
+function* split(t: PositionTable, lo: PositionKey, next: PositionKey | undefined, bucketRows: number): SqlSteps<void> {
   const at = yield* keyAt(t, lo, next, bucketRows);
   if (at === undefined) return;
   const moved = yield* countRange(t, at, next);
@@ -238,9 +238,9 @@ function* split(t: RankedTable, lo: RankKey, next: RankKey | undefined, bucketRo
  * migration that introduced the index, and after bulk loads that bypass the store. Run it in a
  * write transaction: the DELETE first waits for writers holding bucket locks.
  */
-export function* rebuildRanks(t: RankedTable, bucketRows = RANK_BUCKET): SqlSteps<void> {
+export function* rebuildPositions(t: PositionTable, bucketRows = POSITION_BUCKET): SqlSteps<void> {
   yield q`DELETE FROM ${raw(t.ranks)} WHERE list = ${t.list}`;
-  const bounds: RankKey[] = [FIRST];
+  const bounds: PositionKey[] = [FIRST];
   for (;;) {
     const at = yield* keyAt(t, bounds[bounds.length - 1]!, undefined, bucketRows);
     if (at === undefined) break;
@@ -261,13 +261,13 @@ function join(fragments: Fragment[]): Fragment {
 }
 
 /** Whether the listing's buckets exist (the first one is always there once built). */
-export function* hasRanks(t: RankedTable): SqlSteps<boolean> {
+export function* hasPositions(t: PositionTable): SqlSteps<boolean> {
   const found = yield* rows(q`SELECT 1 AS one FROM ${raw(t.ranks)} WHERE list = ${t.list} AND lo_date = ${FIRST.date} AND lo_key = ${FIRST.key}`);
   return found.length > 0;
 }
 
 /** What a ranked page covers: every row or the public ones, between two dates. */
-export interface RankedSlice {
+export interface PositionSlice {
   public: boolean;
   /** Inclusive lower bound of the date column (fromDate). */
   from?: number;
@@ -275,7 +275,7 @@ export interface RankedSlice {
   to?: number;
 }
 
-function datesOf(query: { fromDate?: Date; toDate?: Date }): Pick<RankedSlice, 'from' | 'to'> {
+function datesOf(query: { fromDate?: Date; toDate?: Date }): Pick<PositionSlice, 'from' | 'to'> {
   return {
     ...(query.fromDate !== undefined ? { from: epochMs(query.fromDate, 'fromDate') } : {}),
     ...(query.toDate !== undefined ? { to: epochMs(query.toDate, 'toDate') } : {}),
@@ -288,7 +288,7 @@ function datesOf(query: { fromDate?: Date; toDate?: Date }): Pick<RankedSlice, '
  * including `public` (the public slice, merged with what `others` may read). Undefined
  * otherwise: the store walks an index instead.
  */
-export function objectSlice(query: ObjectQuery): { slice: RankedSlice; others: string[] } | undefined {
+export function objectSlice(query: ObjectQuery): { slice: PositionSlice; others: string[] } | undefined {
   if (query.formatId !== undefined || query.identifier !== undefined || query.replicas === false) return undefined;
   const subjects = query.readableBy;
   if (subjects !== undefined && !subjects.includes('public')) return undefined;
@@ -296,26 +296,26 @@ export function objectSlice(query: ObjectQuery): { slice: RankedSlice; others: s
 }
 
 /** The slice of the event log `query` asks for, when only dates filter it (else undefined). */
-export function eventSlice(query: EventQuery): RankedSlice | undefined {
+export function eventSlice(query: EventQuery): PositionSlice | undefined {
   if (query.readableBy !== undefined || query.events !== undefined || (query.idPrefix ?? '') !== '') return undefined;
   return { public: false, ...datesOf(query) };
 }
 
 interface Bucket {
-  lo: RankKey;
+  lo: PositionKey;
   n: number;
   /** Rows of the slice's class before this bucket. */
   before: number;
 }
 
 /** The buckets in order with the class's counts and running sums, or undefined when not built. */
-function* loadBuckets(t: RankedTable, pub: boolean): SqlSteps<Bucket[] | undefined> {
+function* loadBuckets(t: PositionTable, pub: boolean): SqlSteps<Bucket[] | undefined> {
   const found = yield* rows(q`SELECT lo_date AS d, lo_key AS k, ${raw(pub ? 'n_public' : 'n')} AS n FROM ${raw(t.ranks)}
     WHERE list = ${t.list} ORDER BY lo_date, lo_key`);
   if (found.length === 0 || asNumber(found[0]!.d) !== FIRST.date) return undefined;
   let before = 0;
   return found.map((row) => {
-    const bucket = { lo: rankKeyOf(row), n: asNumber(row.n), before };
+    const bucket = { lo: positionKeyOf(row), n: asNumber(row.n), before };
     before += bucket.n;
     return bucket;
   });
@@ -326,12 +326,12 @@ function* loadBuckets(t: RankedTable, pub: boolean): SqlSteps<Bucket[] | undefin
  * lookup on the flag alone (every public row from the first) unless told to range over the
  * whole (flag, date, key) index.
  */
-function classTable(flavor: SqlFlavor, t: RankedTable, pub: boolean): Fragment {
+function classTable(flavor: SqlFlavor, t: PositionTable, pub: boolean): Fragment {
   const hint = pub && flavor === 'mysql' && t.publicIndex !== undefined ? ` FORCE INDEX (${t.publicIndex})` : '';
   return raw(`${t.table} o${hint}`);
 }
 
-function classCondition(t: RankedTable, pub: boolean): Fragment {
+function classCondition(t: PositionTable, pub: boolean): Fragment {
   return raw(pub && t.publicCol !== undefined ? `o.${t.publicCol} = 1` : '1 = 1');
 }
 
@@ -348,7 +348,7 @@ function lastAtMost(buckets: Bucket[], value: number, of: (b: Bucket) => number,
 }
 
 /** Rows of the class dated before `date`: the buckets before it, plus one bucket's walk. */
-function* rankOfDate(flavor: SqlFlavor, t: RankedTable, buckets: Bucket[], pub: boolean, date: number): SqlSteps<number> {
+function* positionOfDate(flavor: SqlFlavor, t: PositionTable, buckets: Bucket[], pub: boolean, date: number): SqlSteps<number> {
   const b = lastAtMost(buckets, date, (x) => x.lo.date, true);
   const [row] = yield* rows(q`SELECT count(*) AS n FROM ${classTable(flavor, t, pub)}
     WHERE ${classCondition(t, pub)} AND ${fromKey(t, b.lo)} AND o.${raw(t.dateCol)} < ${date}`);
@@ -361,17 +361,17 @@ function* rankOfDate(flavor: SqlFlavor, t: RankedTable, buckets: Bucket[], pub: 
  * bucket of the (date, key) index is walked and only the page's rows are read (deferred join;
  * `columns` name columns of the full row `r`). Undefined when the index was never built.
  */
-export function* rankedPage<Row = Record<string, unknown>>(
+export function* positionedPage<Row = Record<string, unknown>>(
   flavor: SqlFlavor,
-  t: RankedTable,
-  slice: RankedSlice,
+  t: PositionTable,
+  slice: PositionSlice,
   page: { start: number; count: number; columns: string; arrays?: boolean },
 ): SqlSteps<{ total: number; rows: Row[] } | undefined> {
   const buckets = yield* loadBuckets(t, slice.public);
   if (buckets === undefined) return undefined;
   const last = buckets[buckets.length - 1]!;
-  const low = slice.from === undefined ? 0 : yield* rankOfDate(flavor, t, buckets, slice.public, slice.from);
-  const high = slice.to === undefined ? last.before + last.n : yield* rankOfDate(flavor, t, buckets, slice.public, slice.to);
+  const low = slice.from === undefined ? 0 : yield* positionOfDate(flavor, t, buckets, slice.public, slice.from);
+  const high = slice.to === undefined ? last.before + last.n : yield* positionOfDate(flavor, t, buckets, slice.public, slice.to);
   const total = Math.max(0, high - low);
   if (page.count === 0 || page.start >= total) return { total, rows: [] };
   const limit = Math.min(page.count, total - page.start);
@@ -404,8 +404,8 @@ export const MERGE_LIMIT = 5000;
  */
 export function* mergedPublicPage<Row>(
   flavor: SqlFlavor,
-  t: RankedTable,
-  slice: RankedSlice,
+  t: PositionTable,
+  slice: PositionSlice,
   page: { start: number; count: number; columns: string },
   own: SqlStep,
   byKeys: (keys: string[]) => SqlStep,
@@ -414,18 +414,18 @@ export function* mergedPublicPage<Row>(
   if (found.length > MERGE_LIMIT) return undefined;
   const mine = found.map((row) => keyOf(t, row));
   const columns = `${page.columns}, r.${t.dateCol} AS mk_d, r.${t.keyCol} AS mk_k`;
-  const publicAt = (start: number, count: number) => rankedPage<Record<string, unknown>>(flavor, t, { ...slice, public: true }, { start, count, columns });
+  const publicAt = (start: number, count: number) => positionedPage<Record<string, unknown>>(flavor, t, { ...slice, public: true }, { start, count, columns });
   const head = yield* publicAt(0, 0);
   if (head === undefined) return undefined;
   const total = head.total + mine.length;
   if (page.count === 0 || page.start >= total) return { total, rows: [] };
-  const at = (row: Record<string, unknown>): RankKey => ({ date: asNumber(row.mk_d), key: t.keyText(row.mk_k) });
+  const at = (row: Record<string, unknown>): PositionKey => ({ date: asNumber(row.mk_d), key: t.keyText(row.mk_k) });
   let lo = Math.max(0, page.start - head.total);
   let hi = Math.min(page.start, mine.length);
   while (lo < hi) {
     const r = (lo + hi + 1) >> 1;
     const p = page.start - r < head.total ? (yield* publicAt(page.start - r, 1))!.rows[0] : undefined;
-    if (p === undefined || compareRankKeys(mine[r - 1]!, at(p)) < 0) lo = r;
+    if (p === undefined || comparePositionKeys(mine[r - 1]!, at(p)) < 0) lo = r;
     else hi = r - 1;
   }
   const limit = Math.min(page.count, total - page.start);
@@ -435,15 +435,15 @@ export function* mergedPublicPage<Row>(
   const byKey = new Map(ownRows.map((row) => [t.keyText(row.k), row]));
   const rows: Row[] = [];
   for (let i = 0, j = 0; rows.length < limit && (i < pub.length || j < ownKeys.length); ) {
-    if (j >= ownKeys.length || (i < pub.length && compareRankKeys(at(pub[i]!), ownKeys[j]!) < 0)) rows.push(pub[i++] as Row);
+    if (j >= ownKeys.length || (i < pub.length && comparePositionKeys(at(pub[i]!), ownKeys[j]!) < 0)) rows.push(pub[i++] as Row);
     else rows.push(byKey.get(ownKeys[j++]!.key) as Row);
   }
   return { total, rows };
 }
 
 /** The listings of this package's schema in the position index. */
-export const OBJECT_RANKS = objectRanks({ objects: 'mk_objects', ranks: 'mk_ranks', publicIndex: 'mk_objects_public' });
-export const EVENT_RANKS = eventRanks({ events: 'mk_events', ranks: 'mk_ranks' });
+export const OBJECT_POSITIONS = objectPositions({ objects: 'mk_objects', ranks: 'mk_ranks', publicIndex: 'mk_objects_public' });
+export const EVENT_POSITIONS = eventPositions({ events: 'mk_events', ranks: 'mk_ranks' });
 
 /** Runs a routine of SQL steps on `trx` (placeholders `?`, numbered for PostgreSQL). */
 export async function runSteps<T>(trx: Kysely<any>, d: DialectSql, steps: SqlSteps<T>): Promise<T> {
@@ -469,11 +469,11 @@ export function asStep(query: CompiledQuery): SqlStep {
  * Recomputes, in the caller's write transaction, what the store keeps about its rows: the
  * exact row counters (mk_counters) and the listings' position index.
  */
-export async function recount(trx: Kysely<any>, d: DialectSql, bucketRows = RANK_BUCKET): Promise<void> {
-  for (const [name, t] of [['objects', OBJECT_RANKS], ['events', EVENT_RANKS]] as const) {
+export async function recount(trx: Kysely<any>, d: DialectSql, bucketRows = POSITION_BUCKET): Promise<void> {
+  for (const [name, t] of [['objects', OBJECT_POSITIONS], ['events', EVENT_POSITIONS]] as const) {
     const { rows } = await trx.executeQuery<{ n: unknown }>(CompiledQuery.raw(`SELECT count(*) AS n FROM ${t.table}`, []));
     const n = rows[0]?.n ?? 0;
     await trx.executeQuery(CompiledQuery.raw(`UPDATE mk_counters SET n = CASE WHEN slot = 0 THEN ${d.name === 'postgres' ? '$1' : '?'} ELSE 0 END WHERE name = ${d.name === 'postgres' ? '$2' : '?'}`, [typeof n === 'number' ? n : Number(n), name]));
-    await runSteps(trx, d, rebuildRanks(t, bucketRows));
+    await runSteps(trx, d, rebuildPositions(t, bucketRows));
   }
 }
