@@ -3,7 +3,8 @@
 // paging by the newest date it saw misses nothing while every process creates; an object made
 // private on one process is refused at once by every process's get, query and views; kill -9
 // during uploads leaves no stranded bytes after the sweep and no write without its event; two
-// processes wrapping one tree, and two wrapping one bucket prefix (s3rver on loopback), while
+// processes wrapping one tree, and two wrapping one bucket prefix (s3rver on loopback), with a
+// `memberkit scan` beside them, scanning at once (one finds the lease held) while
 // files change and an object is made private, lose nothing and publish nothing.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -255,9 +256,7 @@ async function concurrentScans(nodes: NodeProcess[], archive: WrappedArchive, sc
     expect(res.status).toBe(200);
     return new Map(ObjectListCodec.decode(await res.text()).objectInfo.map((o) => [o.identifier, o.checksum]));
   };
-  const T0 = Date.now();
   expect(await waitFor(async () => (await listed(nodes[0]!)).size === WRAPPED.length, 40_000), 'the first scan catalogues every file').toBe(true);
-  console.log('H12 first scan', Date.now() - T0);
   const secrets = new Set([WRAPPED[0]!]);
   await makePrivate(nodes[0]!, WRAPPED[0]!);
   let leaks = 0;
@@ -303,9 +302,7 @@ async function concurrentScans(nodes: NodeProcess[], archive: WrappedArchive, sc
     }
     return true;
   };
-  console.log('H12 waves done', Date.now() - T0);
   const caughtUp = await waitFor(scanned, 30_000);
-  console.log('H12 caught up', Date.now() - T0);
   const scan = await scanning!;
   // One more rescan by each process after the last change was catalogued: a scan that re-added
   // a secret as a new (public) object would show now.
@@ -315,7 +312,6 @@ async function concurrentScans(nodes: NodeProcess[], archive: WrappedArchive, sc
   expect(scan.code, `memberkit scan: ${scan.output}`).toBe(0);
   expect(caughtUp, 'every object catalogued with its new checksum on every process').toBe(true);
   expect(leaks, 'anonymous reads of the objects made private').toBe(0);
-  console.log('H12 checks', Date.now() - T0, scan.output.slice(-300), nodes.map((n) => n.output().split('\n').filter((l) => /wrap (re)?scan|lease|scanning this root/.test(l)).map((l) => l.slice(0, 200)).join('\n')).join('\n---\n'));
   const held = nodes.reduce((n, node, i) => n + (node.output().slice(marks[i]).match(LEASE_HELD)?.length ?? 0), 0);
   expect(held, 'rescans that found another scan under way (the scans overlapped)').toBeGreaterThan(0);
   for (const node of nodes) {
@@ -332,7 +328,6 @@ async function concurrentScans(nodes: NodeProcess[], archive: WrappedArchive, sc
     }
     expect((await allPids(node)).sort()).toEqual([...WRAPPED].sort());
   }
-  console.log('H12 end', Date.now() - T0);
   // Created once each: none was removed as vanished and re-added by a later scan.
   const creates = await fetch(`${nodes[0]!.baseUrl}/v2/log?event=create&count=10000`, { headers: ADMIN });
   const counts = new Map<string, number>();
