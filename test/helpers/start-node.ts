@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
 import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig, type NodeExtension } from '@memberkit/core';
-import type { EventLogStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { EventLogStore, CatalogueAdapter, StorageAdapter } from '@memberkit/types';
 
 export interface StartedNode {
   baseUrl: string;
@@ -14,7 +14,7 @@ export interface StartedNode {
   tokens: { writer: string; admin: string; other: string };
   subjects: { writer: string; admin: string; other: string };
   /** The node's catalogue (for tests that look behind the API). */
-  catalogue: MetadataAdapter;
+  catalogue: CatalogueAdapter;
   stop(): Promise<void>;
 }
 
@@ -25,7 +25,7 @@ export interface StartNodeOptions {
   /** The storage under test, given the node's temporary folder. Default: managed filesystem storage. */
   storage?: (dir: string) => StorageAdapter;
   /** The catalogue and event log under test. Default: the embedded SQLite store in the node's folder. */
-  catalogue?: (dir: string) => { metadata: MetadataAdapter; eventLog: EventLogStore };
+  catalogue?: (dir: string) => { metadata: CatalogueAdapter; eventLog: EventLogStore };
   /** Optional APIs to plug in. */
   extensions?: NodeExtension[];
 }

@@ -4,8 +4,8 @@ import {
   normalizeChecksumAlgorithm,
   type CatalogueChange,
   type ChecksumAlgorithmName,
-  type MetadataAdapter,
-  type MetadataCapabilities,
+  type CatalogueAdapter,
+  type CatalogueCapabilities,
   type ObjectPage,
   type ObjectQuery,
   type ObjectRecord,
@@ -73,7 +73,7 @@ type Row = MappedRow & OverlayColumns & { mk_obsoletes: unknown; mk_obsoleted_by
 
 /** A mapped (legacy) catalogue with its overlay and a native event log in the same database. */
 export interface MappedCatalogue {
-  /** Read-only MetadataAdapter over the legacy source (capabilities.write false; replace of overlay fields supported). */
+  /** Read-only CatalogueAdapter over the legacy source (capabilities.write false; replace of overlay fields supported). */
   readonly catalogue: SqlMappedCatalogue;
   /** Event log in `mk_events`; readableBy follows the mapped access. */
   readonly eventLog: SqlEventLog;
@@ -120,7 +120,7 @@ export function createMappedCatalogue(options: MappedCatalogueOptions): MappedCa
 }
 
 /**
- * MetadataAdapter over a legacy catalogue declared by an `SqlMapping`.
+ * CatalogueAdapter over a legacy catalogue declared by an `SqlMapping`.
  *
  * - Read-only toward the legacy source: `capabilities.write` is false and
  *   `capabilities.overlay` true; `apply` refuses insert and remove with 'unsupported'. It
@@ -138,9 +138,9 @@ export function createMappedCatalogue(options: MappedCatalogueOptions): MappedCa
  *   is cached in the overlay with the modified value it was computed for.
  * - Every mapped object is an original (isReplica false).
  */
-export class SqlMappedCatalogue implements MetadataAdapter {
+export class SqlMappedCatalogue implements CatalogueAdapter {
   /** Read-only toward the archive; replaces of overlay fields are kept in the overlay. */
-  readonly capabilities: MetadataCapabilities = { write: false, overlay: true };
+  readonly capabilities: CatalogueCapabilities = { write: false, overlay: true };
   readonly #format: FormatTranslation;
   readonly #algorithm: ChecksumAlgorithmName;
 

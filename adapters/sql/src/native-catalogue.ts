@@ -5,8 +5,8 @@ import {
   type FeedEntry,
   type FeedPage,
   type StaleIntent,
-  type MetadataAdapter,
-  type MetadataCapabilities,
+  type CatalogueAdapter,
+  type CatalogueCapabilities,
   type ObjectPage,
   type ObjectQuery,
   type ObjectRecord,
@@ -47,7 +47,7 @@ export function readableBy(pidColumn: RawBuilder<unknown>, subjects: readonly st
 }
 
 /**
- * The native catalogue (MetadataAdapter, capabilities.write) on PostgreSQL, MySQL/MariaDB or
+ * The native catalogue (CatalogueAdapter, capabilities.write) on PostgreSQL, MySQL/MariaDB or
  * SQLite: the same semantics as the embedded SQLite catalogue of the filesystem adapter.
  * Obtain it from `createSqlCatalogue(...).catalogue`; its open/close open and close the store.
  *
@@ -65,8 +65,8 @@ export function readableBy(pidColumn: RawBuilder<unknown>, subjects: readonly st
  * - MySQL/MariaDB keep identifiers as VARBINARY(2048): a PID longer than 2048 UTF-8 bytes is
  *   refused with 'invalid' there (PostgreSQL and SQLite have no limit).
  */
-export class SqlNativeCatalogue implements MetadataAdapter {
-  readonly capabilities: MetadataCapabilities = { write: true };
+export class SqlNativeCatalogue implements CatalogueAdapter {
+  readonly capabilities: CatalogueCapabilities = { write: true };
 
   constructor(
     readonly store: SqlStore,

@@ -15,7 +15,7 @@ export interface SqlCatalogueOptions extends SqlStoreOptions {
 
 /** The native mode: memberkit's own catalogue, event log and job queue in one database. */
 export interface SqlCatalogue {
-  /** MetadataAdapter with capabilities.write. */
+  /** CatalogueAdapter with capabilities.write. */
   readonly catalogue: SqlNativeCatalogue;
   /** EventLogStore whose readableBy joins the catalogue's access table. */
   readonly eventLog: SqlEventLog;

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createLogger, createMemberNode, createNodeMetrics, isWrapStorage, observeRequests, pidFromPath, WrapScanner, type CoreConfig, type Logger, type MemberNode, type NodeMetrics } from '@memberkit/core';
-import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { CatalogueAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
 import { createQueryExtension } from '@memberkit/query';
 import { catalogueBackend, storageBackend, type BackendContext, type Backends, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
@@ -158,7 +158,7 @@ function queryExtension(loaded: LoadedConfig) {
 }
 
 /** The wrap-mode scanner of a configuration (also used by `memberkit scan`): the core's, over the storage's listing. */
-export function createScanner(loaded: LoadedConfig, storage: StorageAdapter, metadata: MetadataAdapter, node: MemberNode, ctx: BackendContext, logger: Logger): WrapScanner {
+export function createScanner(loaded: LoadedConfig, storage: StorageAdapter, metadata: CatalogueAdapter, node: MemberNode, ctx: BackendContext, logger: Logger): WrapScanner {
   // An override naming a format outside the list (and not extra) is refused before any scan.
   const wrap = wrapOptions(loaded.config);
   const problems = formatRulesProblems({ overrides: wrap.formatOverrides, extraFormats: wrap.extraFormats });
@@ -257,7 +257,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
 }
 
 /** Objects already catalogued: what the previous scan found, this scan's likely total (for an ETA). */
-async function expectedFiles(metadata: MetadataAdapter): Promise<number | undefined> {
+async function expectedFiles(metadata: CatalogueAdapter): Promise<number | undefined> {
   const total = (await metadata.list({ start: 0, count: 0 }).catch(() => undefined))?.total;
   return total ? total : undefined;
 }

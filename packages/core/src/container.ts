@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import { Keyv } from 'keyv';
-import type { EventLogStore, JobStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { EventLogStore, JobStore, CatalogueAdapter, StorageAdapter } from '@memberkit/types';
 import type { CoreConfig } from './config.js';
 import { MonotonicClock, type Clock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
@@ -24,7 +24,7 @@ export interface FederationHandle {
 /** The adapter instances configuration chose; the composition root binds them. */
 export interface NodeAdapters {
   storage: StorageAdapter;
-  metadata: MetadataAdapter;
+  metadata: CatalogueAdapter;
   eventLog: EventLogStore;
   /** Durable jobs; required when the configuration has a federation section. */
   jobs?: JobStore;
@@ -46,7 +46,7 @@ export function createNodeContainer(config: CoreConfig, adapters: NodeAdapters, 
   const c = new Container({ defaultScope: 'Singleton' });
   c.bind(TOKENS.Config).toConstantValue(config);
   c.bind(TOKENS.Storage).toConstantValue(adapters.storage);
-  c.bind(TOKENS.Metadata).toConstantValue(adapters.metadata);
+  c.bind(TOKENS.Catalogue).toConstantValue(adapters.metadata);
   c.bind(TOKENS.EventLog).toConstantValue(adapters.eventLog);
   c.bind(TOKENS.Logger).toConstantValue(options.logger ?? createLogger());
   c.bind(TOKENS.Clock).toConstantValue(options.clock ?? new MonotonicClock());

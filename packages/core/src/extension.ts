@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { ApiVersion, FeedEntry, MetadataAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
+import type { ApiVersion, FeedEntry, CatalogueAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
 import type { Operation } from './errors.js';
 import type { CallContext } from './session.js';
 import type { QueryParams } from './http/params.js';
@@ -21,7 +21,7 @@ export interface ExtensionKit {
   objects: ObjectService;
   access: AccessControl;
   events: EventService;
-  metadata: MetadataAdapter;
+  metadata: CatalogueAdapter;
   storage: StorageAdapter;
   logger: Logger;
 }
@@ -70,7 +70,7 @@ export class ChangeNotifier {
 }
 
 /**
- * Follows the catalogue's change feed (MetadataAdapter.changesSince/changeHead) for a consumer
+ * Follows the catalogue's change feed (CatalogueAdapter.changesSince/changeHead) for a consumer
  * that keeps derived state (a query index, a cache): every change of every process, in commit
  * order. `catchUp` reads the head (one cheap query) and hands the entries after the consumer's
  * position to it; call it before answering a request that must reflect every committed change
@@ -82,7 +82,7 @@ export class ChangeFollower {
   private last: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly metadata: MetadataAdapter,
+    private readonly metadata: CatalogueAdapter,
     private readonly apply: (entries: FeedEntry[], head: number) => Promise<void>,
     private readonly pageSize = 500,
   ) {}

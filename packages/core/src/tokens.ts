@@ -2,7 +2,7 @@
 export const TOKENS = {
   Config: Symbol.for('memberkit.Config'),
   Storage: Symbol.for('memberkit.StorageAdapter'),
-  Metadata: Symbol.for('memberkit.MetadataAdapter'),
+  Catalogue: Symbol.for('memberkit.CatalogueAdapter'),
   EventLog: Symbol.for('memberkit.EventLogStore'),
   Cache: Symbol.for('memberkit.Cache'),
   Logger: Symbol.for('memberkit.Logger'),

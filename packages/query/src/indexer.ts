@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ChangeFollower, type Logger, type ObjectChange } from '@memberkit/core';
 import type { FeedEntry } from '@memberkit/types';
-import type { MetadataAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
+import type { CatalogueAdapter, ObjectRecord, StorageAdapter } from '@memberkit/types';
 import { isResourceMapFormat, isScienceMetadataFormat, sharedSciencePool, type ResourceMap, type ScienceMetadata, type SciencePool } from '@memberkit/science';
 import { buildDocument, resourceMapRelations } from './document.js';
 import type { SearchIndex } from './types.js';
@@ -95,7 +95,7 @@ export class CatalogueIndexer {
 
   constructor(
     private readonly index: SearchIndex,
-    private readonly deps: { metadata: MetadataAdapter; storage: StorageAdapter; logger: Logger },
+    private readonly deps: { metadata: CatalogueAdapter; storage: StorageAdapter; logger: Logger },
     private readonly options: IndexerOptions = {},
   ) {
     this.pool = options.pool ?? sharedSciencePool();

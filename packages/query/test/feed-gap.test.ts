@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemberNodeClient } from '@memberkit/client';
 import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
 import { createSqlCatalogue } from '@memberkit/adapter-sql';
-import type { MetadataAdapter } from '@memberkit/types';
+import type { CatalogueAdapter } from '@memberkit/types';
 import { startNode, type StartedNode } from '../../../test/helpers/start-node.js';
 import { createQueryExtension } from '../src/index.js';
 import { sysmetaFor } from './node.js';
@@ -69,7 +69,7 @@ it('an index that fell behind the pruned change feed is rebuilt exactly: new fou
   const sm = await w.getSystemMetadata('gap-private');
   await w.updateSystemMetadata('gap-private', { ...sm, accessPolicy: { allow: [{ subject: [writer.subjects.writer], permission: ['write'] }] } });
   await create('gap-last');
-  const catalogue = writer.catalogue as Required<MetadataAdapter>;
+  const catalogue = writer.catalogue as Required<CatalogueAdapter>;
   const head = await catalogue.changeHead();
   expect(await catalogue.pruneChanges(new Date(Date.now() + 60_000), 1)).toBeGreaterThan(0);
   expect((await catalogue.changesSince(0, 100)).entries.map((e) => e.seq), 'the feed keeps only its newest entry').toEqual([head]);
@@ -85,7 +85,7 @@ it('an index that fell behind the pruned change feed is rebuilt exactly: new fou
 }, 30_000);
 
 it('pruning by age removes the oldest entries up to the first within retention, never the newest', async () => {
-  const catalogue = writer.catalogue as Required<MetadataAdapter>;
+  const catalogue = writer.catalogue as Required<CatalogueAdapter>;
   await create('gap-age-old');
   await new Promise((r) => setTimeout(r, 20));
   const cut = new Date();

@@ -2,13 +2,13 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { MemberNodeClient } from '@memberkit/client';
 import { startNode } from '../../../test/helpers/start-node.js';
-import type { MetadataAdapter, SystemMetadata } from '@memberkit/types';
+import type { CatalogueAdapter, SystemMetadata } from '@memberkit/types';
 import { createQueryExtension, type QueryExtension, type QueryExtensionOptions } from '../src/index.js';
 
 export interface QueryNode {
   baseUrl: string;
   ext: QueryExtension;
-  catalogue: MetadataAdapter;
+  catalogue: CatalogueAdapter;
   subjects: { writer: string; admin: string; other: string };
   tokens: { writer: string; admin: string; other: string };
   client(who?: 'writer' | 'admin' | 'other'): MemberNodeClient;

@@ -3,7 +3,7 @@
  */
 export type { SuiteContext, StorageSuiteContext, SuiteOptions } from './suite-context.js';
 export { runStorageAdapterSuite } from './storage-adapter-suite.js';
-export { runMetadataAdapterSuite } from './metadata-adapter-suite.js';
+export { runCatalogueAdapterSuite } from './catalogue-adapter-suite.js';
 export { runEventLogSuite, compareEntryIds } from './event-log-suite.js';
 export { runJobStoreSuite } from './job-store-suite.js';
 export { expectAdapterError } from './adapter-errors.js';

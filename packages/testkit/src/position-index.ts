@@ -4,12 +4,12 @@
 // the truth read straight from the store's tables. Stores run it with tiny buckets so that
 // splits happen every few writes.
 import { expect } from 'vitest';
-import type { EventLogStore, MetadataAdapter, ObjectQuery } from '@memberkit/types';
+import type { EventLogStore, CatalogueAdapter, ObjectQuery } from '@memberkit/types';
 import { buildEventRecord, buildObjectRecord, instant } from './fixtures.js';
 
 export interface PositionIndexParts {
   /** Two writers on the same database (two pools or connections), buckets of about 3 rows. */
-  writers: [{ catalogue: MetadataAdapter; eventLog: EventLogStore }, { catalogue: MetadataAdapter; eventLog: EventLogStore }];
+  writers: [{ catalogue: CatalogueAdapter; eventLog: EventLogStore }, { catalogue: CatalogueAdapter; eventLog: EventLogStore }];
   /** The truth from the tables: objects in listing order, the PIDs `CN=mine` may read, entry ids in log order. */
   truth(): Promise<{ objects: Array<{ pid: string; date: number; pub: boolean }>; mine: Set<string>; log: string[]; buckets: number }>;
   /** Rebuilds the index from the rows. */

@@ -1,4 +1,4 @@
-import type { StoredSystemMetadata } from './ports/metadata-adapter.js';
+import type { StoredSystemMetadata } from './ports/catalogue-adapter.js';
 
 /**
  * `current` with `changes` applied: a field set to undefined in `changes` is removed (an

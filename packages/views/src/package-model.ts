@@ -1,4 +1,4 @@
-import type { MetadataAdapter, ObjectRecord } from '@memberkit/types';
+import type { CatalogueAdapter, ObjectRecord } from '@memberkit/types';
 import { eventLoopPacer, seriesHead } from '@memberkit/core';
 import type { ResourceMap } from '@memberkit/science';
 import { locationsOf } from './locations.js';
@@ -34,7 +34,7 @@ export interface PackageModel {
 }
 
 /** The record an identifier names here: a PID, else the head of the series a SID names. */
-export async function resolveId(metadata: MetadataAdapter, id: string): Promise<ObjectRecord | undefined> {
+export async function resolveId(metadata: CatalogueAdapter, id: string): Promise<ObjectRecord | undefined> {
   const direct = await metadata.get(id);
   if (direct) return direct;
   const members = await metadata.seriesMembers(id);
@@ -42,7 +42,7 @@ export async function resolveId(metadata: MetadataAdapter, id: string): Promise<
   return head === undefined ? undefined : metadata.get(head);
 }
 
-export async function buildPackageModel(metadata: MetadataAdapter, mapRecord: ObjectRecord, map: ResourceMap): Promise<PackageModel> {
+export async function buildPackageModel(metadata: CatalogueAdapter, mapRecord: ObjectRecord, map: ResourceMap): Promise<PackageModel> {
   const mapPid = mapRecord.sysmeta.identifier;
   const ids = new Set<string>([mapPid]);
   if (mapRecord.sysmeta.seriesId) ids.add(mapRecord.sysmeta.seriesId);

@@ -1,5 +1,5 @@
 import { ChangeFollower, type ExtensionKit, type ObjectChange } from '@memberkit/core';
-import type { MetadataAdapter, ObjectRecord } from '@memberkit/types';
+import type { CatalogueAdapter, ObjectRecord } from '@memberkit/types';
 import { isResourceMapFormat, ScienceCache, type ResourceMap, type ScienceObjectRef } from '@memberkit/science';
 import { buildPackageModel, type PackageModel } from './package-model.js';
 import { ViewCache } from './view-cache.js';
@@ -38,7 +38,7 @@ export class PackageIndex {
   private builtAt = 0;
 
   constructor(
-    private readonly metadata: MetadataAdapter,
+    private readonly metadata: CatalogueAdapter,
     private readonly science: ScienceCache,
     private readonly ttlMs = 5 * 60_000,
   ) {}

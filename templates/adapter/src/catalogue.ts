@@ -1,8 +1,8 @@
 import {
   AdapterError,
   type CatalogueChange,
-  type MetadataAdapter,
-  type MetadataCapabilities,
+  type CatalogueAdapter,
+  type CatalogueCapabilities,
   type ObjectPage,
   type ObjectQuery,
   type ObjectRecord,
@@ -28,7 +28,7 @@ interface CatalogueState {
 }
 
 /**
- * The catalogue (MetadataAdapter in @memberkit/types): system metadata and storage key by
+ * The catalogue (CatalogueAdapter in @memberkit/types): system metadata and storage key by
  * PID, series lookup, ordered listing, and the write side (`apply`).
  *
  * This starting point keeps the catalogue in memory; each place that touches the in-memory
@@ -45,9 +45,9 @@ interface CatalogueState {
  *   literally (`CN=alice` is not `CN=Alice`);
  * - records go in and out as copies: a caller never shares an object with the store.
  */
-export class TemplateCatalogue implements MetadataAdapter {
+export class TemplateCatalogue implements CatalogueAdapter {
   /** `write: true` means `apply` is implemented; a read-only catalogue declares false and drops `apply`. */
-  readonly capabilities: MetadataCapabilities = { write: true };
+  readonly capabilities: CatalogueCapabilities = { write: true };
 
   private readonly initial: readonly ObjectRecord[];
   // YOUR BACKEND: the connection or pool, created in open().

@@ -1,5 +1,5 @@
 /**
- * @memberkit/adapter-template: a memberkit adapter (StorageAdapter + MetadataAdapter).
+ * @memberkit/adapter-template: a memberkit adapter (StorageAdapter + CatalogueAdapter).
  * Adapters depend on @memberkit/types (and zod, for the options schemas of src/backends.ts)
  * only: never on @memberkit/core, Hono or inversify.
  */

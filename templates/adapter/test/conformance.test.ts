@@ -1,7 +1,7 @@
 // The shared conformance suites (@memberkit/testkit) against this adapter. Every declared
 // capability is an obligation: its tests run. This file only wires factories; cases of
 // your own backend (connection loss, its key layout, its limits) go beside it.
-import { runMetadataAdapterSuite, runStorageAdapterSuite } from '@memberkit/testkit';
+import { runCatalogueAdapterSuite, runStorageAdapterSuite } from '@memberkit/testkit';
 import { createTemplateCatalogue, createTemplateStorage } from '../src/index.js';
 
 runStorageAdapterSuite('adapter-template storage', {
@@ -19,7 +19,7 @@ runStorageAdapterSuite('adapter-template storage', {
   // place behind the adapter's back and return their key (see @memberkit/testkit's README).
 });
 
-runMetadataAdapterSuite('adapter-template catalogue', {
+runCatalogueAdapterSuite('adapter-template catalogue', {
   // MUST return an empty catalogue.
   async create() {
     const catalogue = createTemplateCatalogue();

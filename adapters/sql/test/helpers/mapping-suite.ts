@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTreeStorage } from '@memberkit/adapter-filesystem';
 import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, serveNode, silentLogger, type CoreConfig } from '@memberkit/core';
-import { expectAdapterError, runMetadataAdapterSuite } from '@memberkit/testkit';
+import { expectAdapterError, runCatalogueAdapterSuite } from '@memberkit/testkit';
 import { ObjectListCodec, SystemMetadataCodec } from '@memberkit/types';
 import { createMappedCatalogue, type MappedCatalogue, type SqlDialectName } from '../../src/index.js';
 import { freshDatabase, type FreshDatabase } from './databases.js';
@@ -233,7 +233,7 @@ export function runMappingSuite(dialect: SqlDialectName): void {
 
   // The shared suite on a mapped catalogue over an empty legacy view: capabilities (write is
   // false, so insert is refused with 'unsupported') and absent lookups.
-  runMetadataAdapterSuite(`mapped ${dialect} catalogue (empty legacy view)`, {
+  runCatalogueAdapterSuite(`mapped ${dialect} catalogue (empty legacy view)`, {
     async create() {
       const empty = createMappedCatalogue({
         dialect, connection: db.connection,

@@ -2,7 +2,7 @@
 // has its own test file (so they run in parallel) calling this with its name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { buildEventRecord, buildObjectRecord, exercisePositionIndex, expectAdapterError, instant, runEventLogSuite, runJobStoreSuite, runMetadataAdapterSuite } from '@memberkit/testkit';
+import { buildEventRecord, buildObjectRecord, exercisePositionIndex, expectAdapterError, instant, runEventLogSuite, runJobStoreSuite, runCatalogueAdapterSuite } from '@memberkit/testkit';
 import { createSqlCatalogue, type SqlCatalogue, type SqlDialectName } from '../../src/index.js';
 import { freshDatabase, MK_TABLES, type FreshDatabase } from './databases.js';
 
@@ -28,7 +28,7 @@ export function runNativeSuites(dialect: SqlDialectName): void {
     return store;
   }
 
-  runMetadataAdapterSuite(`native ${dialect} catalogue`, {
+  runCatalogueAdapterSuite(`native ${dialect} catalogue`, {
     async create() {
       const store = await openEmpty();
       opened.set(store.catalogue, store);

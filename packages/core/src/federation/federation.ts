@@ -1,4 +1,4 @@
-import type { JobStore, MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { JobStore, CatalogueAdapter, StorageAdapter } from '@memberkit/types';
 import type { Clock } from '../clock.js';
 import type { CoreConfig } from '../config.js';
 import { fail, type Operation } from '../errors.js';
@@ -14,7 +14,7 @@ import { NOTIFY_SYNC_FAILURE_JOB, SyncFailureNotifier, type SyncFailureReport } 
 
 export interface FederationDeps {
   config: CoreConfig & { federation: FederationConfig };
-  metadata: MetadataAdapter;
+  metadata: CatalogueAdapter;
   storage: StorageAdapter;
   jobs: JobStore;
   access: AccessControl;

@@ -9,7 +9,7 @@ import {
   sameDigest,
   type Job,
   type JobStore,
-  type MetadataAdapter,
+  type CatalogueAdapter,
   type StorageAdapter,
   type StoredSystemMetadata,
   type SystemMetadata,
@@ -36,7 +36,7 @@ interface ReplicatePayload {
 
 export interface ReplicationDeps {
   config: CoreConfig;
-  metadata: MetadataAdapter;
+  metadata: CatalogueAdapter;
   storage: StorageAdapter;
   jobs: JobStore;
   runner: JobRunner;

@@ -1,4 +1,4 @@
-import { AdapterError, formatById, normalizeChecksumAlgorithm, sameDigest, type Job, type MetadataAdapter } from '@memberkit/types';
+import { AdapterError, formatById, normalizeChecksumAlgorithm, sameDigest, type Job, type CatalogueAdapter } from '@memberkit/types';
 import type { Clock } from '../clock.js';
 import { PermanentJobError, type JobHandler } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
@@ -26,7 +26,7 @@ export class SystemMetadataRefresh implements JobHandler {
 
   constructor(
     private readonly deps: {
-      metadata: MetadataAdapter;
+      metadata: CatalogueAdapter;
       cn: CnGateway;
       clock: Clock;
       logger: Logger;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { JobStore, MetadataAdapter } from '@memberkit/types';
+import type { JobStore, CatalogueAdapter } from '@memberkit/types';
 import type { RequestRecord } from './request-log.js';
 
 /**
@@ -34,7 +34,7 @@ export interface ScanCounts {
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
 const JOB_STATES = ['queued', 'running', 'failed'] as const;
 
-export function createNodeMetrics(options: { metadata: MetadataAdapter; jobs?: JobStore; defaultMetrics?: boolean }): NodeMetrics {
+export function createNodeMetrics(options: { metadata: CatalogueAdapter; jobs?: JobStore; defaultMetrics?: boolean }): NodeMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const labelNames = ['operation', 'status'] as const;

@@ -1,4 +1,4 @@
-import type { ApiVersion, MetadataAdapter, MetadataCapabilities } from '@memberkit/types';
+import type { ApiVersion, CatalogueAdapter, CatalogueCapabilities } from '@memberkit/types';
 import type { Operation } from '../errors.js';
 import { fieldsWhere, OVERLAY_FIELD_SET, type SysmetaField } from './sysmeta-fields.js';
 
@@ -86,7 +86,7 @@ export function acceptsSid(op: Operation, version: ApiVersion): boolean {
  * operation may change on a writable catalogue; on an overlay catalogue (a read-only legacy
  * archive) only those the overlay keeps; none on a read-only one.
  */
-export function changeableFields(op: Operation, capabilities: MetadataCapabilities): SysmetaField[] {
+export function changeableFields(op: Operation, capabilities: CatalogueCapabilities): SysmetaField[] {
   const rule = OPERATIONS[op];
   if (capabilities.write) return [...rule.changes];
   if (capabilities.overlay) return rule.changes.filter((f) => OVERLAY_FIELD_SET.has(f));
@@ -99,7 +99,7 @@ export function changeableFields(op: Operation, capabilities: MetadataCapabiliti
  * when it only replaces records and may change at least one overlay field (archive,
  * updateSystemMetadata of access policy, rights holder and replicas, a CN refresh).
  */
-export function catalogueSupports(metadata: Pick<MetadataAdapter, 'capabilities' | 'apply'>, op: Operation): boolean {
+export function catalogueSupports(metadata: Pick<CatalogueAdapter, 'capabilities' | 'apply'>, op: Operation): boolean {
   const rule = OPERATIONS[op];
   if (rule.catalogue.length === 0) return true;
   if (!metadata.apply) return false;

@@ -46,7 +46,7 @@ export function fieldsWhere(...rules: FieldRule[]): SysmetaField[] {
 }
 
 /**
- * Fields an overlay catalogue (MetadataCapabilities.overlay) keeps beside a read-only legacy
+ * Fields an overlay catalogue (CatalogueCapabilities.overlay) keeps beside a read-only legacy
  * archive; the contract names them (OVERLAY_FIELDS in @memberkit/types), every other field
  * comes from the archive.
  */

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import type { MetadataAdapter, Node, Service, StorageAdapter } from '@memberkit/types';
+import type { CatalogueAdapter, Node, Service, StorageAdapter } from '@memberkit/types';
 import type { CoreConfig } from '../config.js';
 import { TOKENS } from '../tokens.js';
 
@@ -13,7 +13,7 @@ export class CapabilitiesService {
   constructor(
     @inject(TOKENS.Config) private readonly config: CoreConfig,
     @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
-    @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
+    @inject(TOKENS.Catalogue) private readonly metadata: CatalogueAdapter,
     @inject(TOKENS.ExtensionServices) private readonly extensionServices: ReadonlyArray<{ name: string; versions: readonly ('v1' | 'v2')[] }>,
   ) {}
 

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import type { CatalogueChange, EventLogStore, MetadataAdapter } from '@memberkit/types';
+import type { CatalogueChange, EventLogStore, CatalogueAdapter } from '@memberkit/types';
 import { TOKENS } from '../tokens.js';
 import type { ChangeNotifier, ObjectChange } from '../extension.js';
 import type { EventService } from './event-service.js';
@@ -44,7 +44,7 @@ export interface CommittedChange {
 @injectable()
 export class CatalogueWriter {
   constructor(
-    @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
+    @inject(TOKENS.Catalogue) private readonly metadata: CatalogueAdapter,
     @inject(TOKENS.Events) private readonly events: EventService,
     @inject(TOKENS.Changes) private readonly changes: ChangeNotifier,
     @inject(TOKENS.EventLog) private readonly eventLog: EventLogStore,

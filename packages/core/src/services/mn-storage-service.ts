@@ -8,7 +8,7 @@ import {
   exceptionFromXml,
   identifierProblem,
   type CatalogueChange,
-  type MetadataAdapter,
+  type CatalogueAdapter,
   type ObjectRecord,
   type PendingWrite,
   type StorageAdapter,
@@ -42,7 +42,7 @@ export interface ObjectUpload {
 @injectable()
 export class MNStorageService {
   constructor(
-    @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
+    @inject(TOKENS.Catalogue) private readonly metadata: CatalogueAdapter,
     @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
     @inject(TOKENS.AccessControl) private readonly access: AccessControl,
     @inject(TOKENS.Events) private readonly events: EventService,

@@ -7,7 +7,7 @@ import {
   DEFAULT_CHECKSUM_ALGORITHM,
   type ByteRange,
   type Checksum,
-  type MetadataAdapter,
+  type CatalogueAdapter,
   type ObjectList,
   type ObjectQuery,
   type ObjectRecord,
@@ -45,7 +45,7 @@ export interface ObjectDownload {
 @injectable()
 export class ObjectService {
   constructor(
-    @inject(TOKENS.Metadata) private readonly metadata: MetadataAdapter,
+    @inject(TOKENS.Catalogue) private readonly metadata: CatalogueAdapter,
     @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
     @inject(TOKENS.AccessControl) private readonly access: AccessControl,
     @inject(TOKENS.Events) private readonly events: EventService,

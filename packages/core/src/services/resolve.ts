@@ -1,4 +1,4 @@
-import type { ApiVersion, MetadataAdapter, ObjectRecord, SeriesMember } from '@memberkit/types';
+import type { ApiVersion, CatalogueAdapter, ObjectRecord, SeriesMember } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
 import { acceptsSid } from '../protocol/operations.js';
 
@@ -26,7 +26,7 @@ export function seriesHead(members: readonly SeriesMember[]): string | undefined
  * NotFound, with a description saying why: on v1 a SID is not an identifier, and an object
  * missing here may still exist elsewhere in the federation.
  */
-export async function resolveObject(metadata: MetadataAdapter, op: Operation, id: string, version: ApiVersion): Promise<ObjectRecord> {
+export async function resolveObject(metadata: CatalogueAdapter, op: Operation, id: string, version: ApiVersion): Promise<ObjectRecord> {
   const direct = await metadata.get(id);
   if (direct) return direct;
   const members = await metadata.seriesMembers(id);

@@ -1,4 +1,4 @@
-import type { MetadataAdapter, StorageAdapter } from '@memberkit/types';
+import type { CatalogueAdapter, StorageAdapter } from '@memberkit/types';
 import type { Logger } from '../logger.js';
 
 export interface SweepOptions {
@@ -33,7 +33,7 @@ export class StrandedBytesSweep {
   private running: Promise<number> | undefined;
 
   constructor(
-    private readonly deps: { metadata: MetadataAdapter; storage: StorageAdapter; logger: Logger },
+    private readonly deps: { metadata: CatalogueAdapter; storage: StorageAdapter; logger: Logger },
     private readonly options: SweepOptions = {},
   ) {}
 

@@ -8,7 +8,7 @@ import {
   type AccessPolicy,
   type CatalogueChange,
   type ChecksumAlgorithmName,
-  type MetadataAdapter,
+  type CatalogueAdapter,
   type ObjectRecord,
   type ScanStateRow,
   type ScanStateStore,
@@ -33,7 +33,7 @@ export interface WrapScannerOptions {
   /** Name of the wrapped root in the scan state: the tree's path, `s3://bucket/prefix`. */
   root: string;
   /** Records are read here (get, seriesMembers)... */
-  catalogue: MetadataAdapter;
+  catalogue: CatalogueAdapter;
   /** ...and every change is written through here. */
   writer: CatalogueCommitter;
   /** Scan state and the root's lease (usually the catalogue's store). */

@@ -1,10 +1,10 @@
 // The operation table and the field table: one place for SIDs, permissions and the fields
 // each operation may change; what a catalogue's capabilities allow.
 import { describe, expect, it } from 'vitest';
-import { OVERLAY_FIELDS, type MetadataAdapter } from '@memberkit/types';
+import { OVERLAY_FIELDS, type CatalogueAdapter } from '@memberkit/types';
 import { acceptsSid, catalogueSupports, changeableFields, OPERATIONS, SYSMETA_FIELDS, type Operation } from '@memberkit/core';
 
-const apply: MetadataAdapter['apply'] = async () => undefined;
+const apply: CatalogueAdapter['apply'] = async () => undefined;
 const ops = Object.keys(OPERATIONS) as Operation[];
 
 describe('OPERATIONS', () => {

@@ -11,14 +11,14 @@ import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
 import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, readBytes, silentLogger, type MemberNode } from '@memberkit/core';
 import { buildUploadSysmeta, createParts, encodeSysmeta, multipartBody } from '@memberkit/testkit';
-import { AdapterError, type MetadataAdapter, type StorageAdapter } from '@memberkit/types';
+import { AdapterError, type CatalogueAdapter, type StorageAdapter } from '@memberkit/types';
 
 const BYTES = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
 let dir: string;
 let node: MemberNode;
 let storage: StorageAdapter;
 let ranged = 0;
-let catalogue: MetadataAdapter;
+let catalogue: CatalogueAdapter;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'memberkit-range-'));

@@ -2,7 +2,7 @@
 // checks the catalogue's capabilities before `apply`, takes only the fields a refresh may
 // change (on an overlay catalogue only the overlay's), and moves the revision by nextRevision.
 import { describe, expect, it } from 'vitest';
-import { AdapterError, OVERLAY_FIELDS, type CatalogueChange, type Job, type MetadataAdapter, type MetadataCapabilities, type ObjectRecord, type StoredSystemMetadata, type SystemMetadata } from '@memberkit/types';
+import { AdapterError, OVERLAY_FIELDS, type CatalogueChange, type Job, type CatalogueAdapter, type CatalogueCapabilities, type ObjectRecord, type StoredSystemMetadata, type SystemMetadata } from '@memberkit/types';
 import { MonotonicClock, silentLogger } from '@memberkit/core';
 import { SystemMetadataRefresh } from '../../src/federation/sysmeta-refresh.js';
 import { PermanentJobError } from '../../src/jobs/job-runner.js';
@@ -15,10 +15,10 @@ const local: StoredSystemMetadata = {
 };
 
 /** One record; `apply` follows the overlay rule when the catalogue is overlay-only. */
-function catalogue(capabilities: MetadataCapabilities, withApply = true) {
+function catalogue(capabilities: CatalogueCapabilities, withApply = true) {
   const applied: CatalogueChange[] = [];
   let record: ObjectRecord = { sysmeta: { ...local }, storageKey: 'k', isReplica: false };
-  const m: MetadataAdapter = {
+  const m: CatalogueAdapter = {
     capabilities,
     async get(pid) { return pid === 'p' ? record : undefined; },
     async seriesMembers() { return []; },
@@ -45,7 +45,7 @@ function catalogue(capabilities: MetadataCapabilities, withApply = true) {
 const theirs: SystemMetadata = { ...local, serialVersion: 7, rightsHolder: 'CN=new', formatId: 'text/plain', accessPolicy: undefined, dateSysMetadataModified: new Date(2000) };
 const cn = { getSystemMetadata: async () => theirs } as unknown as CnGateway;
 const job: Job = { id: '1', kind: 'refreshSystemMetadata', payload: { pid: 'p' }, attempts: 1, runAfter: new Date() };
-const refresh = (m: MetadataAdapter) => new SystemMetadataRefresh({ metadata: m, cn, clock: new MonotonicClock(), logger: silentLogger });
+const refresh = (m: CatalogueAdapter) => new SystemMetadataRefresh({ metadata: m, cn, clock: new MonotonicClock(), logger: silentLogger });
 
 describe('SystemMetadataRefresh', () => {
   it('on a writable catalogue takes every field a refresh may change, with the CN serialVersion and a date moved forward', async () => {

@@ -10,7 +10,7 @@
  */
 import type { EventLogStore } from './event-log.js';
 import type { JobStore } from './job-store.js';
-import type { MetadataAdapter } from './metadata-adapter.js';
+import type { CatalogueAdapter } from './catalogue-adapter.js';
 import type { ScanStateStore } from './scan-state.js';
 import type { StorageAdapter } from './storage-adapter.js';
 
@@ -75,7 +75,7 @@ export interface StorageDescriptor<O = unknown> {
 
 /** The stores of a catalogue; the node opens and closes each. */
 export interface CatalogueParts {
-  metadata: MetadataAdapter;
+  metadata: CatalogueAdapter;
   /**
    * The event log (getLogRecords). Absent: the CLI keeps one in an embedded SQLite file
    * beside the configuration (`memberkit-events.db`).

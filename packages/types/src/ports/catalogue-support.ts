@@ -1,6 +1,6 @@
 import { nextRevision } from '../revision.js';
 import { AdapterError } from './adapter-error.js';
-import type { StoredSystemMetadata } from './metadata-adapter.js';
+import type { StoredSystemMetadata } from './catalogue-adapter.js';
 
 /**
  * Rules every catalogue honours the same way (adapters/sql uses them; so may any

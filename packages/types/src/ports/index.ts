@@ -1,6 +1,6 @@
 export * from './adapter-error.js';
 export * from './storage-adapter.js';
-export * from './metadata-adapter.js';
+export * from './catalogue-adapter.js';
 export * from './event-log.js';
 export * from './job-store.js';
 export * from './catalogue-support.js';

@@ -124,7 +124,7 @@ export interface OpenTempOptions {
 }
 
 /**
- * Where bytes live. Keys are opaque; the catalogue (MetadataAdapter) says which key holds
+ * Where bytes live. Keys are opaque; the catalogue (CatalogueAdapter) says which key holds
  * which object. Implementations MUST NOT do I/O in constructors (use `open`), and MUST
  * reject keys that would escape their root (path traversal) with kind 'invalid'.
  */

@@ -131,7 +131,7 @@ export interface StaleIntent {
 export type ObjectSummary = Pick<StoredSystemMetadata, 'identifier' | 'formatId' | 'checksum' | 'dateSysMetadataModified' | 'size'>;
 
 /**
- * System metadata fields an overlay (MetadataCapabilities.overlay) keeps beside a read-only
+ * System metadata fields an overlay (CatalogueCapabilities.overlay) keeps beside a read-only
  * legacy archive: what the archive lacks and the node must be able to change (access policy,
  * rights holder, archived, replicas, ...). Every other field comes from the archive, except
  * serialVersion and dateSysMetadataModified, which move with every change.
@@ -147,7 +147,7 @@ export type OverlayField = (typeof OVERLAY_FIELDS)[number];
  * What a catalogue declares. A declared capability is an obligation (the testkit checks it,
  * the core relies on it); each flag says its default and what the core does without it.
  */
-export interface MetadataCapabilities {
+export interface CatalogueCapabilities {
   /**
    * `apply` takes every change: insert, replace and remove of any record. Default false: a
    * read-only catalogue (a wrapped legacy archive). Off: the core refuses create, update,
@@ -170,8 +170,8 @@ export interface MetadataCapabilities {
  * Listing order is dateSysMetadataModified ascending, then PID ascending (stable paging).
  * Implementations MUST NOT do I/O in constructors (use `open`).
  */
-export interface MetadataAdapter {
-  readonly capabilities: MetadataCapabilities;
+export interface CatalogueAdapter {
+  readonly capabilities: CatalogueCapabilities;
   open?(): Promise<void>;
   close?(): Promise<void>;
 

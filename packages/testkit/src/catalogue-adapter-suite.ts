@@ -1,5 +1,5 @@
 import { expect, type TestContext } from 'vitest';
-import type { CatalogueChange, MetadataAdapter, ObjectPage, ObjectQuery, ObjectRecord, SeriesMember } from '@memberkit/types';
+import type { CatalogueChange, CatalogueAdapter, ObjectPage, ObjectQuery, ObjectRecord, SeriesMember } from '@memberkit/types';
 import { expectAdapterError, describeError } from './adapter-errors.js';
 import { buildObjectRecord, buildSystemMetadata, HOSTILE_IDENTIFIERS, instant } from './fixtures.js';
 import { defineSuite, requireCapability } from './harness.js';
@@ -12,29 +12,29 @@ function memberView(m: SeriesMember): SeriesMember {
 }
 
 /**
- * The MetadataAdapter conformance suite (contract: `MetadataAdapter` and `CatalogueChange`
+ * The CatalogueAdapter conformance suite (contract: `CatalogueAdapter` and `CatalogueChange`
  * in @memberkit/types). Lookups of absent identifiers run for every adapter; everything
  * that needs data runs when capabilities.write is true, on a catalogue that `ctx.create()`
  * MUST return empty. A read-only catalogue is asserted to leave `apply` out (or refuse it
  * with 'unsupported'); its data-bearing behaviour belongs to the adapter's own tests.
  */
-export function runMetadataAdapterSuite(name: string, ctx: SuiteContext<MetadataAdapter>, options?: SuiteOptions): void {
-  const apply = (m: MetadataAdapter, change: CatalogueChange): Promise<void> => {
+export function runCatalogueAdapterSuite(name: string, ctx: SuiteContext<CatalogueAdapter>, options?: SuiteOptions): void {
+  const apply = (m: CatalogueAdapter, change: CatalogueChange): Promise<void> => {
     expect(m.apply, 'capabilities.write is true, so apply MUST be implemented').toBeTypeOf('function');
     return m.apply!(change).then(() => undefined);
   };
-  const insert = (m: MetadataAdapter, ...records: ObjectRecord[]): Promise<void> => apply(m, { insert: records });
-  const needWrite = (tc: TestContext, m: MetadataAdapter): void => requireCapability(tc, m.capabilities.write, 'capabilities.write is false (read-only catalogue)');
-  const all = (m: MetadataAdapter, query: Partial<ObjectQuery> = {}): Promise<ObjectPage> => m.list({ start: 0, count: 1000, ...query });
+  const insert = (m: CatalogueAdapter, ...records: ObjectRecord[]): Promise<void> => apply(m, { insert: records });
+  const needWrite = (tc: TestContext, m: CatalogueAdapter): void => requireCapability(tc, m.capabilities.write, 'capabilities.write is false (read-only catalogue)');
+  const all = (m: CatalogueAdapter, query: Partial<ObjectQuery> = {}): Promise<ObjectPage> => m.list({ start: 0, count: 1000, ...query });
 
   /** Precondition of the data-bearing tests: create() returned an empty catalogue. */
-  async function expectEmpty(m: MetadataAdapter): Promise<void> {
+  async function expectEmpty(m: CatalogueAdapter): Promise<void> {
     const page = await m.list({ start: 0, count: 0 });
     if (page.total !== 0) throw new Error(`testkit: SuiteContext.create() MUST return an empty catalogue (list total is ${page.total})`);
   }
 
   /** Several records for the list tests, inserted in shuffled order. */
-  async function seedListing(m: MetadataAdapter): Promise<ObjectRecord[]> {
+  async function seedListing(m: CatalogueAdapter): Promise<ObjectRecord[]> {
     await expectEmpty(m);
     const at = (ms: number) => instant(ms);
     const records = [
@@ -52,7 +52,7 @@ export function runMetadataAdapterSuite(name: string, ctx: SuiteContext<Metadata
   }
   const ORDER = ['obj-e', 'obj-a', 'obj-b', 'obj-c', 'obj-d', 'obj-0', 'obj-f'];
 
-  defineSuite<MetadataAdapter>(`MetadataAdapter conformance: ${name}`, ctx, options, (h) => {
+  defineSuite<CatalogueAdapter>(`CatalogueAdapter conformance: ${name}`, ctx, options, (h) => {
     h.group('capabilities', () => {
       h.test('declares capabilities.write', async (m) => {
         expect(m.capabilities.write).toBeTypeOf('boolean');
