@@ -1,6 +1,6 @@
-import { createChecksumHash, type ChecksumAlgorithmName, type StorageAdapter, type StorageCapabilities, type StorageEntry, type StorageKey, type StorageStat } from '@memberkit/types';
+import { type ChecksumAlgorithmName, type StorageAdapter, type StorageCapabilities, type StorageEntry, type StorageKey, type StorageStat } from '@memberkit/types';
 import type { StorageReadResult } from '@memberkit/types';
-import { HEAD_BYTES } from '@memberkit/science';
+import { digestWithHead } from '@memberkit/science';
 import { S3StoreBase, type S3Entry, type S3ListOptions, type S3ReadOptions, type S3StoreOptions } from './s3-base.js';
 
 export interface S3BucketStorageOptions extends S3StoreOptions {
@@ -80,20 +80,10 @@ export class S3BucketStorageAdapter extends S3StoreBase implements StorageAdapte
     const etag = options?.expected?.version;
     const read = await this.read(key, { ...opts, ...(etag !== undefined ? { ifMatch: etag } : {}) });
     if (read === undefined) return undefined;
-    const hash = createChecksumHash(algorithm);
-    const head: Buffer[] = [];
-    let bytes = 0;
-    for await (const chunk of read.stream) {
-      const b = chunk as Buffer;
-      hash.update(b);
-      if (bytes < HEAD_BYTES) head.push(b);
-      bytes += b.length;
-    }
+    const { checksum, size, head } = await digestWithHead(read.stream, algorithm);
     const after = await this.head(key, opts);
-    if (after === undefined || (etag !== undefined && after.etag !== etag) || bytes !== after.size) return undefined;
-    const result: { checksum: string; size: number; version: string; head: Uint8Array; mediaType?: string } = {
-      checksum: hash.digest('hex'), size: bytes, version: after.etag, head: new Uint8Array(Buffer.concat(head).subarray(0, HEAD_BYTES)),
-    };
+    if (after === undefined || (etag !== undefined && after.etag !== etag) || size !== after.size) return undefined;
+    const result: { checksum: string; size: number; version: string; head: Uint8Array; mediaType?: string } = { checksum, size, version: after.etag, head };
     if (after.mediaType !== undefined) result.mediaType = after.mediaType;
     return result;
   }

@@ -4,7 +4,7 @@
  * log and a job queue. Mapping mode (`createMappedCatalogue`): a read-only view of a legacy
  * catalogue declared by a mapping, with memberkit's overlay beside it.
  */
-export { createSqlCatalogue, type SqlCatalogue, type SqlCatalogueOptions } from './sql-catalogue.js';
+export { createSqlCatalogue, type SqlCatalogue, type SqlCatalogueOptions, type SqlCatalogueParts } from './sql-catalogue.js';
 export { SqlStore, type SqlStoreOptions } from './sql-store.js';
 export { SqlNativeCatalogue } from './native-catalogue.js';
 export { SqlEventLog, type EventAccessSource } from './event-log.js';

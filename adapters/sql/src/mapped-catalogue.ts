@@ -20,6 +20,7 @@ import { SqlJobQueue } from './jobs.js';
 import { compileSource, FormatTranslation, validateMapping, type MappedRow, type SqlMapping } from './mapping.js';
 import { SHALLOW_OFFSET } from './paging.js';
 import { SqlStore, type SqlStoreOptions } from './sql-store.js';
+import type { SqlCatalogueParts } from './sql-catalogue.js';
 import type { AppliedChange } from '@memberkit/types';
 import { recordChanges } from './change-feed.js';
 import { lockClock, saveClock } from './clock.js';
@@ -71,18 +72,11 @@ interface OverlayColumns {
 
 type Row = MappedRow & OverlayColumns & { mk_obsoletes: unknown; mk_obsoleted_by: unknown; mk_effective: unknown };
 
-/** A mapped (legacy) catalogue with its overlay and a native event log in the same database. */
-export interface MappedCatalogue {
-  /** Read-only CatalogueAdapter over the legacy source (capabilities.write false; replace of overlay fields supported). */
-  readonly catalogue: SqlMappedCatalogue;
-  /** Event log in `mk_events`; readableBy follows the mapped access. */
-  readonly eventLog: SqlEventLog;
-  /** Durable jobs in `mk_jobs` of the same database. */
-  readonly jobs: SqlJobQueue;
-  readonly store: SqlStore;
-  open(): Promise<void>;
-  close(): Promise<void>;
-}
+/**
+ * A mapped (legacy) catalogue (read-only; overlay fields writable through capabilities.overlay)
+ * with its overlay, event log and jobs in the same database.
+ */
+export type MappedCatalogue = SqlCatalogueParts<SqlMappedCatalogue>;
 
 /**
  * Creates a mapped catalogue: the legacy table, view or query declared by `mapping`, read

@@ -13,13 +13,15 @@ export interface SqlCatalogueOptions extends SqlStoreOptions {
   clock?: 'catalogue' | 'proposed';
 }
 
-/** The native mode: memberkit's own catalogue, event log and job queue in one database. */
-export interface SqlCatalogue {
-  /** CatalogueAdapter with capabilities.write. */
-  readonly catalogue: SqlNativeCatalogue;
-  /** EventLogStore whose readableBy joins the catalogue's access table. */
+/**
+ * A catalogue with its event log and job queue on one SqlStore (one pool): what
+ * createSqlCatalogue and createMappedCatalogue return, `C` being the catalogue's class.
+ */
+export interface SqlCatalogueParts<C> {
+  readonly catalogue: C;
+  /** EventLogStore in `mk_events`; readableBy follows the catalogue's access. */
   readonly eventLog: SqlEventLog;
-  /** Background jobs (enqueue / claim / complete / fail). */
+  /** Durable jobs (enqueue / claim / complete / fail) in `mk_jobs` of the same database. */
   readonly jobs: SqlJobQueue;
   /** The shared pool; open/close of every part delegate here (reference counted). */
   readonly store: SqlStore;
@@ -27,6 +29,9 @@ export interface SqlCatalogue {
   open(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The native mode: memberkit's own catalogue (capabilities.write), event log and job queue in one database. */
+export type SqlCatalogue = SqlCatalogueParts<SqlNativeCatalogue>;
 
 /**
  * Creates the native SQL catalogue for PostgreSQL, MySQL 8 / MariaDB 10.6+ or SQLite. No I/O

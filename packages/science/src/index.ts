@@ -14,6 +14,7 @@ export { ScienceCache, type ScienceBytesLoader, type ScienceCacheOptions, type S
 export { SciencePool, sharedSciencePool, closeSharedSciencePool, DEFAULT_POOL_OPTIONS, type SciencePoolOptions } from './pool.js';
 export { DEFAULT_BUDGETS, budgetsOf, scanDocument, plainText, decodeEntities, type DocumentBudgets, type ScanResult } from './budgets.js';
 export { DEFAULT_MAX_DOCUMENT_BYTES, decodeDocument } from './xml.js';
+export { digestWithHead } from './formats/digest-with-head.js';
 export {
   identifyFormat, detectFormat, FormatRules, FormatRulesError, formatRulesProblems, HEAD_BYTES, isGlob, compileGlob,
   type IdentifyInput, type IdentifyOptions, type FormatIdentification, type FormatRulesOptions, type CompiledGlob,

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
-import { createChecksumHash, type ChecksumAlgorithmName, type StorageEntry } from '@memberkit/types';
-import { HEAD_BYTES, type FormatIdentification, type FormatRules } from '@memberkit/science';
+import type { ChecksumAlgorithmName, StorageEntry } from '@memberkit/types';
+import { digestWithHead, HEAD_BYTES, type FormatIdentification, type FormatRules } from '@memberkit/science';
 import type { WrapStorage } from './wrap-storage.js';
 
 /** A listed entry's checksum and format, as read now. */
@@ -50,17 +50,9 @@ export class EntryExaminer {
     }
     const read = await this.storage.read(entry.key, opts);
     if (read === undefined) return undefined;
-    const hash = createChecksumHash(this.algorithm);
-    const head: Buffer[] = [];
-    let bytes = 0;
-    for await (const chunk of read.stream) {
-      const b = chunk as Buffer;
-      hash.update(b);
-      if (bytes < HEAD_BYTES) head.push(b);
-      bytes += b.length;
-    }
-    if (bytes !== entry.size) return undefined;
-    return { checksum: hash.digest('hex'), native: false, bytesRead: bytes, format: await this.identify(entry, new Uint8Array(Buffer.concat(head).subarray(0, HEAD_BYTES)), mediaType, signal) };
+    const d = await digestWithHead(read.stream, this.algorithm);
+    if (d.size !== entry.size) return undefined;
+    return { checksum: d.checksum, native: false, bytesRead: d.size, format: await this.identify(entry, d.head, mediaType, signal) };
   }
 
   /** The entry's format: its override, else from its first bytes (read only when the name does not settle it). */
