@@ -24,6 +24,9 @@ export interface SqlStoreOptions extends SqlConnectionOptions {
   positionBucketRows?: number;
 }
 
+/** Writes per group commit on PostgreSQL/MySQL (one transaction holds their row locks). */
+const MAX_GROUP = 64;
+
 /** A routine waiting for a group commit, and its caller. */
 interface GroupedWrite {
   what: string;
@@ -47,6 +50,9 @@ export class SqlStore {
   #kyselyTransaction: Promise<void> | undefined;
   /** SQLite: the writes waiting for this turn's group commit (see `writing`). */
   #group: GroupedWrite[] | undefined;
+  /** PostgreSQL/MySQL: the writes waiting for the next group (see `#drain`). */
+  #queued: GroupedWrite[] = [];
+  #draining = false;
 
   constructor(options: SqlStoreOptions) {
     this.options = { ...options };
@@ -140,10 +146,19 @@ export class SqlStore {
    * share, clock, counters, index ends, once), each in a savepoint of its own, so a failing
    * routine rolls back only itself; each result is given once the shared COMMIT succeeded.
    * The routines run synchronously; only the wait for another process's write lock is
-   * asynchronous.
+   * asynchronous. On PostgreSQL and MySQL the writes that arrive while a group commits form
+   * the next group, in one transaction with a savepoint each (see `#drain`).
    */
   async writing<T>(what: string, routine: () => Routine<T>): Promise<T> {
-    if (this.dialect.name !== 'sqlite') return this.write(what, (trx) => runAsync(trx, this.dialect, routine()));
+    if (this.dialect.name !== 'sqlite') {
+      return new Promise<T>((resolve, reject) => {
+        this.#queued.push({ what, routine, resolve: resolve as (value: unknown) => void, reject });
+        if (!this.#draining) {
+          this.#draining = true;
+          setImmediate(() => void this.#drain());
+        }
+      });
+    }
     return new Promise<T>((resolve, reject) => {
       if (this.#group === undefined) {
         const group: GroupedWrite[] = (this.#group = []);
@@ -153,6 +168,67 @@ export class SqlStore {
         });
       }
       this.#group.push({ what, routine, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  /**
+   * PostgreSQL and MySQL: the writes queued while the previous group committed run as the
+   * next group, in one transaction with a savepoint each. Every catalogue change locks the one
+   * clock row first (clock.ts), so concurrent writes wait on each other anyway; a group pays
+   * that lock, BEGIN and COMMIT (and its fsync) once instead of once per write.
+   */
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queued.length > 0) {
+        const group = this.#queued.splice(0, MAX_GROUP);
+        await this.#commitRemoteGroup(group);
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #commitRemoteGroup(group: GroupedWrite[]): Promise<void> {
+    const alone = async (item: GroupedWrite) => {
+      try {
+        item.resolve(await this.write(item.what, (trx) => runAsync(trx, this.dialect, item.routine())));
+      } catch (e) {
+        item.reject(e);
+      }
+    };
+    if (group.length === 1) return alone(group[0]!);
+    let outcomes: Array<{ value: unknown } | { error: unknown }>;
+    try {
+      outcomes = await this.#transaction('write', async (trx) => {
+        const done: Array<{ value: unknown } | { error: unknown }> = [];
+        for (const item of group) {
+          await sql`SAVEPOINT grouped`.execute(trx);
+          try {
+            const value = await runAsync(trx, this.dialect, item.routine());
+            await sql`RELEASE SAVEPOINT grouped`.execute(trx);
+            done.push({ value });
+          } catch (error) {
+            // a deadlock ends MySQL's whole transaction: the group is retried write by write
+            if (!AdapterError.is(error) && isRetryable(error)) throw error;
+            await sql`ROLLBACK TO SAVEPOINT grouped`.execute(trx);
+            await sql`RELEASE SAVEPOINT grouped`.execute(trx);
+            done.push({ error });
+          }
+        }
+        return done;
+      });
+    } catch (e) {
+      if (!AdapterError.is(e) && isRetryable(e)) {
+        await Promise.all(group.map(alone));
+        return;
+      }
+      for (const item of group) item.reject(toAdapterError(e, item.what));
+      return;
+    }
+    group.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if ('error' in outcome) item.reject(toAdapterError(outcome.error, item.what));
+      else item.resolve(outcome.value);
     });
   }
 

@@ -43,6 +43,25 @@ export function runClockFeedSuite(dialect: SqlDialectName): void {
       expect(page.items.at(-1)!.sysmeta.identifier).toBe('clock-0');
     });
 
+    it('commits concurrent writes as groups: a failing write rolls back alone, with its events', async () => {
+      const s = await pool();
+      const event = (pid: string) => buildEventRecord({ identifier: pid, event: 'create' });
+      await s.catalogue.apply({ insert: [buildObjectRecord('grp-taken')], events: [event('grp-taken')] });
+      // 30 writes in one turn: on every dialect they share transactions; two of them collide.
+      const pids = Array.from({ length: 30 }, (_, i) => (i === 7 || i === 19 ? 'grp-taken' : `grp-${i}`));
+      const outcomes = await Promise.allSettled(pids.map((pid) => s.catalogue.apply({ insert: [buildObjectRecord(pid)], events: [event(pid)] })));
+      outcomes.forEach((o, i) => {
+        if (pids[i] === 'grp-taken') expect(o).toMatchObject({ status: 'rejected', reason: { kind: 'already-exists' } });
+        else expect(o.status, `write ${i}`).toBe('fulfilled');
+      });
+      for (const pid of pids.filter((p) => p !== 'grp-taken')) expect((await s.catalogue.get(pid))?.sysmeta.identifier).toBe(pid);
+      const logged = await s.eventLog.query({ idPrefix: 'grp-', start: 0, count: 100 });
+      expect(logged.total).toBe(29);
+      // Each write has its own stamp and feed position, in commit order.
+      const seqs = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.seq!] : []));
+      expect(new Set(seqs).size).toBe(28);
+    });
+
     it('feeds every change once, in commit order, with a head readable alone', async () => {
       const [a, b] = [await pool(), await pool()];
       const from = await a.catalogue.changeHead();
