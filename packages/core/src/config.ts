@@ -70,6 +70,11 @@ export interface AuthConfig {
     algorithms?: string[];
     /** Leeway for exp/nbf, in seconds. Default 60. */
     clockToleranceSeconds?: number;
+    /**
+     * A JSON Web Key Set URL whose keys are trusted beside `keys` (a memberkit CN publishes its
+     * token key at `{cn}/v2/tokens/keys`); re-read when a token names a key id it does not hold.
+     */
+    jwksUrl?: string;
   };
   /** Equivalent identities, groups and CN subjects. */
   identity?: {
