@@ -27,6 +27,17 @@ export interface SqlStoreOptions extends SqlConnectionOptions {
 /** Writes per group commit on PostgreSQL/MySQL (one transaction holds their row locks). */
 const MAX_GROUP = 64;
 
+type Outcome = { value: unknown } | { error: unknown };
+
+/** Gives each grouped write its outcome, once the group's transaction ended. */
+function settle(group: readonly GroupedWrite[], outcomes: readonly Outcome[]): void {
+  group.forEach((item, i) => {
+    const outcome = outcomes[i]!;
+    if ('error' in outcome) item.reject(toAdapterError(outcome.error, item.what));
+    else item.resolve(outcome.value);
+  });
+}
+
 /** A routine waiting for a group commit, and its caller. */
 interface GroupedWrite {
   what: string;
@@ -197,10 +208,10 @@ export class SqlStore {
       }
     };
     if (group.length === 1) return alone(group[0]!);
-    let outcomes: Array<{ value: unknown } | { error: unknown }>;
+    let outcomes: Outcome[];
     try {
       outcomes = await this.#transaction('write', async (trx) => {
-        const done: Array<{ value: unknown } | { error: unknown }> = [];
+        const done: Outcome[] = [];
         for (const item of group) {
           await sql`SAVEPOINT grouped`.execute(trx);
           try {
@@ -222,19 +233,14 @@ export class SqlStore {
         await Promise.all(group.map(alone));
         return;
       }
-      for (const item of group) item.reject(toAdapterError(e, item.what));
-      return;
+      outcomes = group.map(() => ({ error: e }));
     }
-    group.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if ('error' in outcome) item.reject(toAdapterError(outcome.error, item.what));
-      else item.resolve(outcome.value);
-    });
+    settle(group, outcomes);
   }
 
   /** Runs the grouped routines between one BEGIN IMMEDIATE and COMMIT (see `writing`). */
   async #commitGroup(group: GroupedWrite[]): Promise<void> {
-    let outcomes: Array<{ value: unknown } | { error: unknown }>;
+    let outcomes: Outcome[];
     try {
       // BEGIN IMMEDIATE, the routines and COMMIT run without a pause, so nothing else of
       // this process runs on the connection in between.
@@ -264,14 +270,9 @@ export class SqlStore {
         }
       }, this.#busyTimeoutMs());
     } catch (e) {
-      for (const item of group) item.reject(toAdapterError(e, item.what));
-      return;
+      outcomes = group.map(() => ({ error: e }));
     }
-    group.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if ('error' in outcome) item.reject(toAdapterError(outcome.error, item.what));
-      else item.resolve(outcome.value);
-    });
+    settle(group, outcomes);
   }
 
   /**
