@@ -2,7 +2,9 @@ import {
   AccessPolicyCodec,
   ChecksumAlgorithmListCodec,
   GroupCodec,
+  IdentifierCodec,
   NodeCodec,
+  NodeReferenceCodec,
   NodeListCodec,
   ObjectFormatCodec,
   ObjectFormatListCodec,
@@ -151,8 +153,11 @@ export class CoordinatingNodeClient extends MemberNodeClient {
   async getNodeCapabilities(nodeId: string, signal?: AbortSignal): Promise<Node> {
     return NodeCodec.decode(await this.xml({ method: 'GET', path: `/node/${segment(nodeId)}` }, signal));
   }
+  /** The new entry's node reference: a NodeReference document (an Identifier document, as older stubs answer, is read too). */
   async register(node: Node, signal?: AbortSignal): Promise<string> {
-    return this.identifier({ method: 'POST', path: '/node', parts: [{ name: 'node', value: NodeCodec.encode(node, this.version), fileName: 'node.xml' }] }, signal);
+    const text = await this.xml({ method: 'POST', path: '/node', parts: [{ name: 'node', value: NodeCodec.encode(node, this.version), fileName: 'node.xml' }] }, signal);
+    if (!text.trimStart().startsWith('<')) return text.trim();
+    return /<([\w.-]+:)?nodeReference[\s>]/.test(text) ? NodeReferenceCodec.decode(text) : IdentifierCodec.decode(text);
   }
   async updateNodeCapabilities(nodeId: string, node: Node, signal?: AbortSignal): Promise<true> {
     return this.ok({ method: 'PUT', path: `/node/${segment(nodeId)}`, parts: [{ name: 'node', value: NodeCodec.encode(node, this.version), fileName: 'node.xml' }] }, signal);

@@ -200,3 +200,16 @@ export const IdentifierCodec: Codec<string> = {
   encode: (id, version) => IdentifierDocCodec.encode({ value: id }, version),
   decode: (xml, options) => IdentifierDocCodec.decode(xml, options).value,
 };
+
+const NodeReferenceDocCodec = defineCodec<{ value: string }>({ spec: S.IdentifierSpec, rootName: 'nodeReference', ns: both(TYPES_NS_V1) });
+
+/**
+ * A NodeReference answer (CNRegister.register):
+ * `<d1:nodeReference xmlns:d1="http://ns.dataone.org/service/types/v1">urn:node:X</d1:nodeReference>`.
+ */
+export const NodeReferenceCodec: Codec<string> = {
+  rootName: 'nodeReference',
+  namespace: () => TYPES_NS_V1,
+  encode: (id, version) => NodeReferenceDocCodec.encode({ value: id }, version),
+  decode: (xml, options) => NodeReferenceDocCodec.decode(xml, options).value,
+};
