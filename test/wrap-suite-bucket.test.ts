@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll } from 'vitest';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3BucketStorage } from '@memberkit/adapter-s3';
 import { runWrapSuite, type WrapRoot } from '@memberkit/testkit';
 import { startS3rver, type S3rverProcess } from '../adapters/s3/test/support/s3rver.js';
@@ -47,4 +48,28 @@ runWrapSuite('bucket', {
     const node = await startWrapNode(dir, storage, storage.root);
     return { ...node, close: async () => { await node.close(); } };
   },
+});
+
+describe('bucket wrap without a checksumAlgorithm', () => {
+  it('publishes the MD5 of the ETag, as the bucket scanner before the store layer did (existing scan state stays valid)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mk-wrap-md5-'));
+    const prefix = `md5-default-${Date.now()}/`;
+    const client = s3.client();
+    try {
+      const bytes = Buffer.from('site,temp\nA,12.5\n');
+      await client.send(new PutObjectCommand({ Bucket: 'bucket', Key: `${prefix}data.csv`, Body: bytes }));
+      const storage = createS3BucketStorage({ bucket: 'bucket', prefix, ...s3.connection });
+      const node = await startWrapNode(dir, storage, storage.root);
+      try {
+        await node.scan();
+        const record = await node.get('data.csv');
+        expect(record?.sysmeta.checksum).toEqual({ algorithm: 'MD5', value: createHash('md5').update(bytes).digest('hex') });
+      } finally {
+        await node.close();
+      }
+    } finally {
+      client.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -143,7 +143,7 @@ function wrapOptions(config: MemberkitConfig): WrapOptions {
     extraFormats: wrap.extraFormats,
     rightsHolder: wrap.rightsHolder,
     accessPolicy: { allow: wrap.accessPolicy },
-    checksumAlgorithm: wrap.checksumAlgorithm,
+    ...(wrap.checksumAlgorithm ? { checksumAlgorithm: wrap.checksumAlgorithm } : {}),
     datasets: wrap.datasets,
   };
 }
@@ -179,7 +179,7 @@ export function createScanner(loaded: LoadedConfig, storage: StorageAdapter, met
     extraFormats: wrap.extraFormats,
     rightsHolder: wrap.rightsHolder,
     accessPolicy: wrap.accessPolicy,
-    checksumAlgorithm: wrap.checksumAlgorithm,
+    ...(wrap.checksumAlgorithm ? { checksumAlgorithm: wrap.checksumAlgorithm } : {}),
     datasets: wrap.datasets,
     logger,
   });

@@ -32,7 +32,8 @@ export interface WrapOptions {
   extraFormats: string[];
   rightsHolder: string;
   accessPolicy: AccessPolicy;
-  checksumAlgorithm: 'SHA-1' | 'MD5' | 'SHA-256';
+  /** Absent: the storage's native digest (an S3 ETag's MD5), else SHA-1. */
+  checksumAlgorithm?: 'SHA-1' | 'MD5' | 'SHA-256';
   /** 'folders': publish a generated resource map per folder with one metadata document and data files. */
   datasets: 'folders' | false;
 }

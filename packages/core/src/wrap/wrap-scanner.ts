@@ -51,7 +51,10 @@ export interface WrapScannerOptions {
   submitter?: string;
   /** Access policy of new objects. Default none (only the rightsHolder may read). */
   accessPolicy?: AccessPolicy;
-  /** Default SHA-1. */
+  /**
+   * Default: the storage's first native digest (an S3 ETag's MD5: no byte is read for it), else
+   * SHA-1. The old bucket scanner used MD5, the old tree scanner SHA-1: existing scan state stays valid.
+   */
   checksumAlgorithm?: ChecksumAlgorithmName;
   /** Entries examined at once. Default 64. */
   concurrency?: number;
@@ -160,7 +163,7 @@ export class WrapScanner {
   constructor(options: WrapScannerOptions) {
     if (!isWrapStorage(options.storage)) throw new AdapterError('unsupported', 'wrap mode needs a storage that lists its entries (capabilities.list)');
     this.options = { ...options };
-    this.algorithm = options.checksumAlgorithm ?? 'SHA-1';
+    this.algorithm = options.checksumAlgorithm ?? options.storage.capabilities.nativeChecksums[0] ?? 'SHA-1';
     this.concurrency = Math.max(1, Math.trunc(options.concurrency ?? 64));
     this.batchSize = Math.max(1, Math.trunc(options.batchSize ?? 500));
     this.flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
