@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { registerFederationCommands } from './commands/federation.js';
 import { registerNewCommand } from './commands/new.js';
 import { registerTokenCommand } from './commands/token.js';
+import { registerCnCommands } from './commands/cn.js';
 
 // This module only declares the commands: each action imports what it runs when it runs, so
 // `--help`, `--version` and light commands never load the core, the adapters or the drivers.
@@ -44,6 +45,9 @@ export async function runCli(argv: string[]): Promise<void> {
     .option('--base-url <url>', 'public base URL published in the Node document (overrides node.baseURL)')
     .option('--init', 'create the node first when the folder holds no configuration (as `memberkit init`)')
     .action(async (dir: string | undefined, opts: { config?: string; port?: number; host?: string; baseUrl?: string; init?: boolean }) => {
+      // A folder whose node.type is "cn" holds a Coordinating Node.
+      const cn = await import('./commands/cn.js');
+      if (dir !== undefined && (await cn.isCnFolder(dir, opts.config))) return cn.cnServeCommand(dir, opts);
       const { serveCommand } = await import('./commands/serve.js');
       // `npm start` names no folder: ./data is the zero-configuration node, created on first run.
       // A named folder must hold a configuration, so a typo never becomes a new, empty node.
@@ -63,6 +67,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerNewCommand(program);
   registerFederationCommands(program);
   registerTokenCommand(program);
+  registerCnCommands(program);
 
   await program.parseAsync(argv);
 }

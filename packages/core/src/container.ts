@@ -21,6 +21,20 @@ export interface FederationHandle {
   current: Federation | undefined;
 }
 
+/**
+ * Where a node that keeps its own identity store (a Coordinating Node) expands a caller's
+ * subject: used by session resolution instead of asking a remote CN (getSubjectInfo).
+ */
+export interface LocalSubjectSource {
+  /** Every subject `subject` acts as (itself, equivalent identities, groups, transitively). */
+  expand(subject: string): Promise<ReadonlySet<string>>;
+}
+
+/** The local subject source, when the node has one (bound before it exists, filled in at start). */
+export interface LocalSubjectsHandle {
+  current: LocalSubjectSource | undefined;
+}
+
 /** The adapter instances configuration chose; the composition root binds them. */
 export interface NodeAdapters {
   storage: StorageAdapter;
@@ -37,6 +51,8 @@ export interface ContainerOptions {
   cache?: Keyv;
   /** Filled in by createMemberNode when the node takes part in a federation. */
   federation?: FederationHandle;
+  /** A Coordinating Node's own identity store, used by session resolution instead of a remote CN. */
+  localSubjects?: LocalSubjectsHandle;
   /** Services optional APIs add to the Node document. */
   extensionServices?: ReadonlyArray<{ name: string; versions: readonly ('v1' | 'v2')[] }>;
 }
@@ -54,6 +70,7 @@ export function createNodeContainer(config: CoreConfig, adapters: NodeAdapters, 
   c.bind(TOKENS.Changes).toConstantValue(new ChangeNotifier(c.get<Logger>(TOKENS.Logger)));
   c.bind(TOKENS.Federation).toConstantValue(options.federation ?? { current: undefined });
   c.bind(TOKENS.ExtensionServices).toConstantValue(options.extensionServices ?? []);
+  c.bind(TOKENS.LocalSubjects).toConstantValue(options.localSubjects ?? { current: undefined });
   c.bind(TOKENS.AccessControl).to(AccessControl);
   c.bind(TOKENS.Sessions).to(SessionResolver);
   c.bind(TOKENS.Events).to(EventService);

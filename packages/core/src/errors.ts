@@ -10,7 +10,7 @@ import {
 } from '@memberkit/types';
 
 /** Member Node operations, named "API.method" as in the API reference and detail-codes.tsv. */
-export type Operation =
+export type MemberNodeOperation =
   | 'MNCore.ping' | 'MNCore.getCapabilities' | 'MNCore.getLogRecords'
   | 'MNRead.describe' | 'MNRead.get' | 'MNRead.getChecksum' | 'MNRead.getSystemMetadata' | 'MNRead.listObjects'
   | 'MNRead.getReplica' | 'MNRead.synchronizationFailed' | 'MNRead.systemMetadataChanged'
@@ -20,6 +20,29 @@ export type Operation =
   | 'MNReplication.replicate'
   | 'MNQuery.listQueryEngines' | 'MNQuery.getQueryEngineDescription' | 'MNQuery.query'
   | 'MNView.listViews' | 'MNView.view' | 'MNPackage.getPackage';
+
+/** Coordinating Node operations (@memberkit/cn), named as in the API reference and detail-codes.tsv. */
+export type CoordinatingNodeOperation =
+  | 'CNCore.ping' | 'CNCore.getCapabilities' | 'CNCore.create' | 'CNCore.listFormats' | 'CNCore.getFormat'
+  | 'CNCore.getLogRecords' | 'CNCore.reserveIdentifier' | 'CNCore.generateIdentifier' | 'CNCore.hasReservation'
+  | 'CNCore.listChecksumAlgorithms' | 'CNCore.setObsoletedBy' | 'CNCore.delete' | 'CNCore.archive' | 'CNCore.listNodes'
+  | 'CNCore.registerSystemMetadata' | 'CNCore.updateSystemMetadata'
+  | 'CNRead.get' | 'CNRead.getSystemMetadata' | 'CNRead.describe' | 'CNRead.resolve' | 'CNRead.getChecksum'
+  | 'CNRead.listObjects' | 'CNRead.search' | 'CNRead.query' | 'CNRead.getQueryEngineDescription'
+  | 'CNRead.listQueryEngines' | 'CNRead.synchronize'
+  | 'CNAuthorization.isAuthorized' | 'CNAuthorization.setAccessPolicy' | 'CNAuthorization.setRightsHolder'
+  | 'CNIdentity.registerAccount' | 'CNIdentity.updateAccount' | 'CNIdentity.verifyAccount' | 'CNIdentity.getSubjectInfo'
+  | 'CNIdentity.listSubjects' | 'CNIdentity.mapIdentity' | 'CNIdentity.removeMapIdentity' | 'CNIdentity.requestMapIdentity'
+  | 'CNIdentity.confirmMapIdentity' | 'CNIdentity.getPendingMapIdentity' | 'CNIdentity.denyMapIdentity'
+  | 'CNIdentity.createGroup' | 'CNIdentity.updateGroup'
+  | 'CNDiagnostic.echoCredentials' | 'CNDiagnostic.echoSystemMetadata' | 'CNDiagnostic.echoIndexedObject'
+  | 'CNRegister.register' | 'CNRegister.updateNodeCapabilities' | 'CNRegister.getNodeCapabilities'
+  | 'CNReplication.setReplicationStatus' | 'CNReplication.updateReplicationMetadata' | 'CNReplication.setReplicationPolicy'
+  | 'CNReplication.isNodeAuthorized' | 'CNReplication.deleteReplicationMetadata'
+  | 'CNView.view' | 'CNView.listViews';
+
+/** Every operation a memberkit node serves (a Member Node's or a Coordinating Node's). */
+export type Operation = MemberNodeOperation | CoordinatingNodeOperation;
 
 /**
  * The exception `name` as `operation` raises it: the detailCode is the one the API

@@ -14,7 +14,7 @@ export { QueryParams } from './http/params.js';
 export { xmlResponse, identifierResponse, trueResponse, errorResponse, XML_CONTENT_TYPE } from './http/responses.js';
 export { parseMultipart, partText } from './http/multipart.js';
 export * from './server.js';
-export { createApp } from './http/app.js';
+export { createApp, createBaseApp, operationRoute, answerUnknownPaths, rawPath } from './http/app.js';
 export { observeRequests, type RequestRecord, type RequestObserver } from './http/request-log.js';
 export { createNodeMetrics, serveMetrics, type NodeMetrics, type ScanCounts } from './http/metrics.js';
 export type { NodeServices } from './http/services.js';

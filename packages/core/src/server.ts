@@ -23,7 +23,7 @@ export interface RunningServer {
 }
 
 /** Serve a Member Node over HTTP (or HTTPS with `tls`) with @hono/node-server. Port 0 picks a free port. */
-export async function serveNode(node: MemberNode, options: ServeOptions): Promise<RunningServer> {
+export async function serveNode(node: Pick<MemberNode, 'app' | 'close'>, options: ServeOptions): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const tls = options.tls;
     const https = tls

@@ -17,4 +17,5 @@ export const TOKENS = {
   Writer: Symbol.for('memberkit.CatalogueWriter'),
   Federation: Symbol.for('memberkit.Federation'),
   ExtensionServices: Symbol.for('memberkit.ExtensionServices'),
+  LocalSubjects: Symbol.for('memberkit.LocalSubjects'),
 } as const;

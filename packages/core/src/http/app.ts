@@ -2,6 +2,9 @@ import { Hono, type Context } from 'hono';
 import type { ApiVersion } from '@memberkit/types';
 import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
+import type { Logger } from '../logger.js';
+import type { OperationRoute } from '../extension.js';
+import type { SessionResolver } from '../services/session-resolver.js';
 import { QueryParams } from './params.js';
 import { errorResponse, NOSNIFF } from './responses.js';
 import { registerRoutes } from './routes.js';
@@ -13,7 +16,7 @@ import type { NodeServices } from './services.js';
  * The raw request path, not decoded: routing happens on raw segments so that an identifier
  * holding `%2F` stays one segment; route parameters are then decoded exactly once.
  */
-function rawPath(request: Request): string {
+export function rawPath(request: Request): string {
   const url = request.url;
   const start = url.indexOf('/', url.indexOf('://') + 3);
   if (start < 0) return '/';
@@ -26,31 +29,36 @@ export interface AppOptions {
 }
 
 /**
- * The Member Node's HTTP face: `{basePath}/v1/...` and `{basePath}/v2/...`. Every answer
- * under the base path, unknown paths included, is a DataONE document or error.
+ * A Hono app routed on raw paths, with the request log and `X-Content-Type-Options` on every
+ * answer: the frame of a Member Node's and a Coordinating Node's HTTP face.
  */
-export function createApp(services: NodeServices, options: AppOptions): Hono {
-  const basePath = options.basePath.replace(/\/+$/, '');
+export function createBaseApp(logger: Logger): Hono {
   const app = new Hono({ getPath: rawPath });
-  app.use('*', requestLog(app, services.logger));
+  app.use('*', requestLog(app, logger));
   // No client may guess a type other than the one declared (uploaded bytes are served as is).
   app.use('*', async (c, next) => {
     await next();
     c.res.headers.set('X-Content-Type-Options', NOSNIFF);
   });
+  return app;
+}
 
-  const operationFor =
-    (version: ApiVersion) =>
-    (op: Operation, handler: (c: Context, ctx: CallContext, q: QueryParams) => Promise<Response>) =>
+/**
+ * The operation wrapper of API `version`: resolves the caller's session, builds the call
+ * context and query parameters, and answers any failure as `op`'s DataONE exception (as
+ * headers only on HEAD), logged with the request.
+ */
+export function operationRoute(deps: { sessions: SessionResolver; logger: Logger }, version: ApiVersion): OperationRoute {
+  return (op: Operation, handler: (c: Context, ctx: CallContext, q: QueryParams) => Promise<Response>) =>
     async (c: Context): Promise<Response> => {
       try {
         noteOperation(c, op);
         const socket = (c.env as { incoming?: { socket?: import('node:tls').TLSSocket } } | undefined)?.incoming?.socket;
-        const session = await services.sessions.resolve(op, { headers: c.req.raw.headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
+        const session = await deps.sessions.resolve(op, { headers: c.req.raw.headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
         noteSubject(c, session.subject);
         const ctx: CallContext = {
           session,
-          ipAddress: services.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', c.req.raw.headers),
+          ipAddress: deps.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', c.req.raw.headers),
           userAgent: c.req.header('user-agent') ?? '',
           version,
           // Lazy: reading the signal makes @hono/node-server build a full Request object.
@@ -62,10 +70,41 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
       } catch (err) {
         const pid = c.req.param('id');
         const exception = toDataONEException(op, err, pid);
-        noteFailure(c, services.logger, err, exception, { op, ...(pid ? { pid } : {}) });
+        noteFailure(c, deps.logger, err, exception, { op, ...(pid ? { pid } : {}) });
         return errorResponse(exception, c.req.method);
       }
     };
+}
+
+/**
+ * Every path under the base answers a DataONE error document: unknown paths and methods
+ * NotFound (as `operation` raises it, detailCode 0), unhandled failures ServiceFailure.
+ * `api` names the interface in the hint ("the Member Node API").
+ */
+export function answerUnknownPaths(app: Hono, options: { basePath: string; logger: Logger; operation: Operation; api: string }): void {
+  const { basePath, logger, operation } = options;
+  app.notFound((c) => {
+    const path = rawPath(c.req.raw);
+    const known = path.startsWith(basePath + '/v1') || path.startsWith(basePath + '/v2') || path === basePath;
+    const err = fail(operation, 'NotFound', known
+      ? `no operation '${c.req.method} ${path}' on this node (wrong method or path; see ${options.api})`
+      : `'${path}' is not a path of this node; the API is under ${basePath || '/'}/v1 and ${basePath}/v2`);
+    return errorResponse(err.withDetailCode('0'), c.req.method);
+  });
+  app.onError((err, c) => {
+    logger.error({ err }, 'unhandled error');
+    return errorResponse(toDataONEException(operation, err).withDetailCode('0'), c.req.method);
+  });
+}
+
+/**
+ * The Member Node's HTTP face: `{basePath}/v1/...` and `{basePath}/v2/...`. Every answer
+ * under the base path, unknown paths included, is a DataONE document or error.
+ */
+export function createApp(services: NodeServices, options: AppOptions): Hono {
+  const basePath = options.basePath.replace(/\/+$/, '');
+  const app = createBaseApp(services.logger);
+  const operationFor = (version: ApiVersion) => operationRoute(services, version);
 
   for (const version of ['v1', 'v2'] as const) {
     const api = new Hono({ getPath: rawPath });
@@ -82,17 +121,6 @@ export function createApp(services: NodeServices, options: AppOptions): Hono {
   app.get(basePath === '' ? '/' : basePath, bare);
   if (basePath !== '') app.get(`${basePath}/`, bare);
 
-  app.notFound((c) => {
-    const path = rawPath(c.req.raw);
-    const known = path.startsWith(basePath + '/v1') || path.startsWith(basePath + '/v2') || path === basePath;
-    const err = fail('MNCore.getCapabilities', 'NotFound', known
-      ? `no operation '${c.req.method} ${path}' on this node (wrong method or path; see the Member Node API)`
-      : `'${path}' is not a path of this node; the API is under ${basePath || '/'}/v1 and ${basePath}/v2`);
-    return errorResponse(err.withDetailCode('0'), c.req.method);
-  });
-  app.onError((err, c) => {
-    services.logger.error({ err }, 'unhandled error');
-    return errorResponse(toDataONEException('MNCore.getCapabilities', err).withDetailCode('0'), c.req.method);
-  });
+  answerUnknownPaths(app, { basePath, logger: services.logger, operation: 'MNCore.getCapabilities', api: 'the Member Node API' });
   return app;
 }

@@ -33,7 +33,7 @@ const read = (sid: Readonly<Record<ApiVersion, boolean>> = PID_ONLY): OperationR
 const none = (permission: Requirement = 'none'): OperationRule => ({ sid: NO_SID, permission, catalogue: [], changes: [] });
 
 /**
- * Every Member Node operation, once: whether it accepts a SID, what the caller needs and
+ * Every operation (the Member Node's, then the Coordinating Node's), once: whether it accepts a SID, what the caller needs and
  * which fields it may change. Routes, services and the capability checks read it; a missing
  * operation is a compile error. (PID_ONLY is "v2: PID or SID", the API reference's `id`.)
  */
@@ -74,6 +74,65 @@ export const OPERATIONS: Record<Operation, OperationRule> = {
   'MNView.listViews': none(),
   'MNView.view': read(),
   'MNPackage.getPackage': read(),
+  // Coordinating Node operations (@memberkit/cn). The CN's own copies are read and changed
+  // through the same services; its private operations are for CN subjects and administrators.
+  'CNCore.ping': none(),
+  'CNCore.getCapabilities': none(),
+  'CNCore.listFormats': none(),
+  'CNCore.getFormat': none(),
+  'CNCore.listChecksumAlgorithms': none(),
+  'CNCore.listNodes': none(),
+  'CNCore.getLogRecords': none(),
+  'CNCore.reserveIdentifier': none('authenticated'),
+  'CNCore.generateIdentifier': none('authenticated'),
+  'CNCore.hasReservation': none(),
+  'CNCore.create': { sid: NO_SID, permission: 'privileged', catalogue: ['insert'], changes: [] },
+  'CNCore.registerSystemMetadata': { sid: NO_SID, permission: 'privileged', catalogue: ['insert'], changes: [] },
+  // The CN holds the authoritative copy: it may change replicas too (the MN's own update may not).
+  'CNCore.updateSystemMetadata': { sid: NO_SID, permission: 'privileged', catalogue: ['replace'], changes: fieldsWhere('free', 'once', 'forward') },
+  'CNCore.setObsoletedBy': { sid: NO_SID, permission: 'privileged', catalogue: ['replace'], changes: ['obsoletedBy'] },
+  'CNCore.archive': { sid: PID_ONLY, permission: 'privileged', catalogue: ['replace'], changes: ['archived'] },
+  'CNCore.delete': { sid: PID_ONLY, permission: 'privileged', catalogue: ['remove'], changes: [] },
+  'CNRead.get': read(),
+  'CNRead.getSystemMetadata': read(),
+  'CNRead.describe': read(),
+  'CNRead.resolve': read(),
+  'CNRead.getChecksum': read(NO_SID),
+  'CNRead.listObjects': none(),
+  'CNRead.search': none(),
+  'CNRead.query': none(),
+  'CNRead.getQueryEngineDescription': none(),
+  'CNRead.listQueryEngines': none(),
+  'CNRead.synchronize': none('authenticated'),
+  'CNAuthorization.isAuthorized': read(),
+  'CNAuthorization.setAccessPolicy': { sid: PID_ONLY, permission: 'changePermission', catalogue: ['replace'], changes: ['accessPolicy'] },
+  'CNAuthorization.setRightsHolder': { sid: PID_ONLY, permission: 'changePermission', catalogue: ['replace'], changes: ['rightsHolder'] },
+  'CNIdentity.registerAccount': none('authenticated'),
+  'CNIdentity.updateAccount': none('authenticated'),
+  'CNIdentity.verifyAccount': none('authenticated'),
+  'CNIdentity.getSubjectInfo': none(),
+  'CNIdentity.listSubjects': none(),
+  'CNIdentity.mapIdentity': none('authenticated'),
+  'CNIdentity.removeMapIdentity': none('authenticated'),
+  'CNIdentity.requestMapIdentity': none('authenticated'),
+  'CNIdentity.confirmMapIdentity': none('authenticated'),
+  'CNIdentity.getPendingMapIdentity': none('authenticated'),
+  'CNIdentity.denyMapIdentity': none('authenticated'),
+  'CNIdentity.createGroup': none('authenticated'),
+  'CNIdentity.updateGroup': none('authenticated'),
+  'CNDiagnostic.echoCredentials': none(),
+  'CNDiagnostic.echoSystemMetadata': none(),
+  'CNDiagnostic.echoIndexedObject': none(),
+  'CNRegister.register': none('authenticated'),
+  'CNRegister.updateNodeCapabilities': none('authenticated'),
+  'CNRegister.getNodeCapabilities': none(),
+  'CNReplication.setReplicationStatus': none('authenticated'),
+  'CNReplication.updateReplicationMetadata': none('privileged'),
+  'CNReplication.setReplicationPolicy': { sid: PID_ONLY, permission: 'changePermission', catalogue: ['replace'], changes: ['replicationPolicy'] },
+  'CNReplication.isNodeAuthorized': none(),
+  'CNReplication.deleteReplicationMetadata': none('privileged'),
+  'CNView.listViews': none(),
+  'CNView.view': read(),
 };
 
 /** True when `op` on API `version` accepts a SID for its identifier. */

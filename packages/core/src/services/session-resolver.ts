@@ -5,6 +5,7 @@ import type { Keyv } from 'keyv';
 import type { X509Certificate } from '@peculiar/x509';
 import type { SubjectInfo } from '@memberkit/types';
 import type { CoreConfig } from '../config.js';
+import type { LocalSubjectsHandle } from '../container.js';
 import { fail, type Operation } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { authenticatedSession, publicSession, type Session } from '../session.js';
@@ -67,7 +68,8 @@ export function addressList(entries: readonly string[]): BlockList {
  *
  * The session's subjects are the primary subject, its equivalent identities and groups (from
  * the certificate's SubjectInfo extension when it carries one, else from the CN's
- * getSubjectInfo, cached), `authenticatedUser` and `public`. A caller whose subjects include
+ * getSubjectInfo, cached, or from the node's own identity store when it has one: a CN),
+ * `authenticatedUser` and `public`. A caller whose subjects include
  * a CN subject of the CN's node list is flagged as a Coordinating Node.
  */
 @injectable()
@@ -84,6 +86,7 @@ export class SessionResolver {
     @inject(TOKENS.Config) private readonly config: CoreConfig,
     @inject(TOKENS.Cache) cache: Keyv,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.LocalSubjects) private readonly localSubjects: LocalSubjectsHandle = { current: undefined },
   ) {
     const auth = config.auth ?? {};
     this.clientCa = (auth.clientCa ?? []).flatMap((pem) => parseCertificates(pem));
@@ -133,8 +136,11 @@ export class SessionResolver {
 
   private async sessionFor(credential: Credential): Promise<Session> {
     let info = credential.subjectInfo;
-    if (!info && this.subjectInfo) info = await this.subjectInfo.lookup(credential.subject);
+    // A node with its own identity store (a CN) expands the subject there, not at a remote CN.
+    const local = this.localSubjects.current;
+    if (!info && !local && this.subjectInfo) info = await this.subjectInfo.lookup(credential.subject);
     const extra = info ? subjectsFromSubjectInfo(credential.subject, info) : [];
+    if (local) for (const s of await local.expand(credential.subject)) if (s !== credential.subject) extra.push(s);
     const session = authenticatedSession(credential.subject, extra);
     if (this.cnSubjects) {
       const cns = await this.cnSubjects.subjects();
