@@ -1,18 +1,5 @@
-import {
-  AdapterError,
-  createChecksumHash,
-  normalizeChecksumAlgorithm,
-  type CatalogueChange,
-  type ChecksumAlgorithmName,
-  type CatalogueAdapter,
-  type CatalogueCapabilities,
-  type ObjectPage,
-  type ObjectQuery,
-  type ObjectRecord,
-  type SeriesMember,
-  type StorageAdapter,
-  type StoredSystemMetadata,
-} from '@memberkit/types';
+import { AdapterError, createChecksumHash, normalizeChecksumAlgorithm } from '@memberkit/types';
+import type { CatalogueAdapter, CatalogueCapabilities, CatalogueChange, ChecksumAlgorithmName, ObjectPage, ObjectQuery, ObjectRecord, SeriesMember, StorageAdapter, StoredSystemMetadata } from '@memberkit/types';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, num, text, textOrNull } from './dialect.js';
 import { SqlEventLog } from './event-log.js';

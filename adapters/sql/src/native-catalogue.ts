@@ -1,18 +1,5 @@
-import {
-  AdapterError,
-  type AppliedChange,
-  type CatalogueChange,
-  type FeedEntry,
-  type FeedPage,
-  type StaleIntent,
-  type CatalogueAdapter,
-  type CatalogueCapabilities,
-  type ObjectPage,
-  type ObjectQuery,
-  type ObjectRecord,
-  type SeriesMember,
-  type StoredSystemMetadata,
-} from '@memberkit/types';
+import { AdapterError } from '@memberkit/types';
+import type { AppliedChange, CatalogueAdapter, CatalogueCapabilities, CatalogueChange, FeedEntry, FeedPage, ObjectPage, ObjectQuery, ObjectRecord, SeriesMember, StaleIntent, StoredSystemMetadata } from '@memberkit/types';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dialectSql, inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation } from './errors.js';

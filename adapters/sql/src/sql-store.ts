@@ -38,6 +38,19 @@ function settle(group: readonly GroupedWrite[], outcomes: readonly Outcome[]): v
   });
 }
 
+/** Runs `fn` on `conn` between `begin` and COMMIT; rolls back when it fails. */
+async function inTransaction<T>(conn: Kysely<any>, begin: () => Promise<unknown>, fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+  await begin();
+  try {
+    const result = await fn(conn);
+    await sql`COMMIT`.execute(conn);
+    return result;
+  } catch (e) {
+    await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+    throw e;
+  }
+}
+
 /** A routine waiting for a group commit, and its caller. */
 interface GroupedWrite {
   what: string;
@@ -335,17 +348,7 @@ export class SqlStore {
     if (dialect.name !== 'sqlite') {
       const level = mode === 'read' ? 'repeatable read' : 'read committed';
       if (dialect.name === 'postgres' && mode === 'read') {
-        return db.connection().execute(async (conn) => {
-          await sql`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`.execute(conn);
-          try {
-            const result = await fn(conn);
-            await sql`COMMIT`.execute(conn);
-            return result;
-          } catch (e) {
-            await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-            throw e;
-          }
-        });
+        return db.connection().execute((conn) => inTransaction(conn, () => sql`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`.execute(conn), fn));
       }
       return db.transaction().setIsolationLevel(level).execute(fn);
     }
@@ -365,18 +368,9 @@ export class SqlStore {
   }
 
   #sqliteTransaction<T>(mode: 'read' | 'write', fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
-    return this.handle.db.connection().execute(async (conn) => {
-      if (mode === 'write') await beginImmediate(conn, this.#busyTimeoutMs());
-      else await sql`BEGIN`.execute(conn);
-      try {
-        const result = await fn(conn);
-        await sql`COMMIT`.execute(conn);
-        return result;
-      } catch (e) {
-        await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-        throw e;
-      }
-    });
+    return this.handle.db.connection().execute((conn) =>
+      inTransaction(conn, () => (mode === 'write' ? beginImmediate(conn, this.#busyTimeoutMs()) : sql`BEGIN`.execute(conn)), fn),
+    );
   }
 
   #busyTimeoutMs(): number {
