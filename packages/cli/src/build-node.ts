@@ -66,6 +66,7 @@ export function authConfig(config: MemberkitConfig, resolve: (p: string) => stri
       clockToleranceSeconds: a.jwt.clockToleranceSeconds,
       ...(a.jwt.issuer ? { issuer: a.jwt.issuer } : {}),
       ...(a.jwt.algorithms ? { algorithms: a.jwt.algorithms } : {}),
+      ...(a.jwt.jwksUrl ? { jwksUrl: a.jwt.jwksUrl } : {}),
     },
     identity: { ...a.identity },
   };

@@ -4,6 +4,7 @@ import { registerFederationCommands } from './commands/federation.js';
 import { registerNewCommand } from './commands/new.js';
 import { registerTokenCommand } from './commands/token.js';
 import { registerCnCommands } from './commands/cn.js';
+import { registerCnAdminCommands } from './commands/cn-admin.js';
 
 // This module only declares the commands: each action imports what it runs when it runs, so
 // `--help`, `--version` and light commands never load the core, the adapters or the drivers.
@@ -68,6 +69,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerFederationCommands(program);
   registerTokenCommand(program);
   registerCnCommands(program);
+  registerCnAdminCommands(program);
 
   await program.parseAsync(argv);
 }

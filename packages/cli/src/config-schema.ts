@@ -89,6 +89,7 @@ export const configSchema = z.strictObject({
       issuer: doc(z.string().min(1).optional(), 'Required `iss`, when set.'),
       algorithms: doc(z.array(z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])).optional(), 'Allowed `alg` values (never HS* or none).', { shownDefault: 'asymmetric only' }),
       clockToleranceSeconds: doc(z.number().int().min(0).default(60), 'Leeway for expiry checks.'),
+      jwksUrl: doc(z.string().url().optional(), "A JSON Web Key Set URL whose keys are trusted too: a memberkit Coordinating Node's `{cnBaseUrl}/v2/tokens/keys`, so tokens it signs (`memberkit cn token`) are accepted. Read on first use and again when a token names an unknown key id.", { shownDefault: 'none' }),
     }).prefault({}), 'Bearer JWTs.'),
     identity: doc(z.strictObject({
       cnBaseUrl: doc(z.string().url().optional(), 'CN asked for subject information (equivalent identities, groups) and its node list (CN subjects).', { shownDefault: '`federation.cnBaseUrl`' }),

@@ -19,21 +19,28 @@ import type { NodeDirectory, SubjectDirectory } from './ports.js';
 import type { CnServices } from './services.js';
 import type { CnRouteModule } from './http/route-module.js';
 import { coordinatingNodeDocument } from './capabilities.js';
-import { emptyNodeDirectory, selfOnlySubjectDirectory } from './defaults.js';
+import { selfOnlySubjectDirectory } from './defaults.js';
 import { migrateCnAreas, type CnSchemaArea } from './store/cn-migrations.js';
 import { coreArea } from './store/core-area.js';
 import { FormatStore } from './store/formats.js';
 import { ReservationStore } from './store/reservations.js';
 import { coreRoutes } from './http/core-routes.js';
+import { NodeRegistry } from './registry/node-registry.js';
+import { registryRoutes } from './registry/routes.js';
+import { registrySchema } from './registry/schema.js';
+import { tokenRoutes } from './tokens/routes.js';
 
 /** The CN's schema areas, each owned by one module (see cn-migrations.ts). */
 const AREAS: readonly CnSchemaArea[] = [
   coreArea,
+  registrySchema,
 ];
 
 /** The CN's API groups; each module registers its routes on each version's sub-app. */
 const ROUTE_MODULES: readonly CnRouteModule[] = [
   coreRoutes,
+  registryRoutes,
+  tokenRoutes,
 ];
 
 /** Bring the CN's tables (every area) to the newest schema; the store must be open. */
@@ -85,7 +92,7 @@ export async function createCoordinatingNode(config: CnConfig, options: Coordina
     const store = catalogue.store;
     await migrateCoordinatingNode(catalogue);
 
-    const nodes = options.nodes ?? emptyNodeDirectory;
+    const nodes = options.nodes ?? new NodeRegistry(store);
     const subjects = options.subjects ?? selfOnlySubjectDirectory;
     const localSubjects: LocalSubjectsHandle = { current: subjects };
     const container = createNodeContainer(

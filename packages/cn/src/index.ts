@@ -17,3 +17,7 @@ export {
   CN_CONFIG_FILE_NAME, CN_DEV_ADMIN, CnConfigError, createCnParts, declaresCoordinatingNode, initCnFolder, isCnConfigFile,
   loadCnFolder, parseCnConfig, resolveCnPath, toCnConfig, type LoadedCnFolder,
 } from './cn-folder.js';
+export { NodeRegistry, type NodeEntry, type RegistryConflict } from './registry/node-registry.js';
+export { approveNodeInFolder, listNodesInFolder } from './registry/approve-node.js';
+export { loadTokenKey, signToken, keySetDocument, type CnTokenKey, type SignTokenOptions } from './tokens/token-key.js';
+export { tokenFromFolder, type FolderTokenOptions } from './tokens/folder-token.js';

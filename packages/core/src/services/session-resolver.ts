@@ -90,7 +90,7 @@ export class SessionResolver {
   ) {
     const auth = config.auth ?? {};
     this.clientCa = (auth.clientCa ?? []).flatMap((pem) => parseCertificates(pem));
-    this.jwt = auth.jwt && auth.jwt.keys.length > 0 ? new JwtVerifier(auth.jwt) : undefined;
+    this.jwt = auth.jwt && (auth.jwt.keys.length > 0 || auth.jwt.jwksUrl !== undefined) ? new JwtVerifier(auth.jwt) : undefined;
     this.proxies = auth.proxy ? addressList(auth.proxy.trustedProxies) : undefined;
     this.proxyHeader = (auth.proxy?.header ?? DEFAULT_PROXY_HEADER).toLowerCase();
     const identity = auth.identity ?? {};
