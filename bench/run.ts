@@ -1,26 +1,33 @@
-// memberkit benchmarks against the physical baselines of this machine (issue #8).
+// memberkit benchmarks against the physical baselines of this machine (issues #8, #21).
 //
-//   npm run bench                          every scenario, full sizes (~10 minutes on 2 cores)
-//   npm run bench -- --quick               smaller sizes, a smoke run
+//   npm run bench                          every scenario, full sizes, 5 rounds (--help: what each costs)
+//   npm run bench -- --quick               smaller sizes, 2 rounds, a smoke run
 //   npm run bench -- --only list,wrap      some scenarios
+//   npm run bench -- --repeat 7            rounds per scenario (default 5, --quick 2)
+//   npm run bench -- --compare <git ref>   also measure that commit of memberkit, in the same rounds
 //   npm run bench -- --out file.json       JSON results elsewhere (default bench-results.json)
 //   npm run bench -- --duration 5          seconds per autocannon run
 //   npm run bench -- --backend all         files+sqlite (default), files+postgres, s3+sqlite or all
 //
 // Every node under test runs as `memberkit serve` in its own process, every baseline in
 // another, and the load generator (bench/load-worker.ts, autocannon or node:http) in a third.
-// Output: a table on stdout (ratio = memberkit's speed relative to the baseline: 1.0 = as
-// fast, below 1 slower) and a JSON file.
+// Each scenario seeds its data once and then runs its measures in rounds (lib/interleave.ts):
+// memberkit and its baseline (and the --compare ref) back to back, the order rotating, so
+// every ratio compares two samples taken side by side. Output: a table on stdout (medians, the
+// median per-round ratio with its min…max) and a JSON file with every sample.
 //
 // Backends (lib/backend.ts): the embedded default, a PostgreSQL catalogue, S3 storage on
 // s3rver. Each runs the scenarios it changes; rows name their backend.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MiB, log, ROOT, type BenchOptions, type ResultRow } from './lib/common.js';
 import { BACKENDS, createBackend, useBackend } from './lib/backend.js';
+import { CompareError, prepareRef, type RefCheckout } from './lib/compare.js';
+import { roundOrder } from './lib/interleave.js';
 import { scenarioContext, type Scenario } from './lib/scenario.js';
+import { compareTable, legend, table } from './lib/table.js';
 import { create } from './scenarios/create.js';
 import { download } from './scenarios/download.js';
 import { getSmall } from './scenarios/get-small.js';
@@ -30,91 +37,148 @@ import { wrap } from './scenarios/wrap.js';
 
 const SCENARIOS: Scenario[] = [metadata, getSmall, download, create, list, wrap];
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    out: { type: 'string' },
-    duration: { type: 'string' },
-    backend: { type: 'string', default: 'files+sqlite' },
-    help: { type: 'boolean', default: false },
-  },
-});
-
-if (values.help) {
-  console.log(`npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.name).join(',')}] [--backend ${BACKENDS.join('|')}|all] [--out file.json] [--duration s]`);
-  for (const s of SCENARIOS) console.log(`  ${s.name.padEnd(10)} ${s.description}`);
-  process.exit(0);
+function usage(message: string): never {
+  console.error(message);
+  process.exit(2);
 }
 
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      out: { type: 'string' },
+      duration: { type: 'string' },
+      repeat: { type: 'string' },
+      compare: { type: 'string' },
+      backend: { type: 'string', default: 'files+sqlite' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+} catch (err) {
+  usage(err instanceof Error ? err.message : String(err));
+}
+const { values } = parsed;
+
 const quick = values.quick;
+const positive = (name: string, value: string | undefined, fallback: number): number => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!(n > 0) || !Number.isFinite(n)) usage(`--${name} must be a positive number, got '${value}'`);
+  return n;
+};
+const repeat = positive('repeat', values.repeat, quick ? 2 : 5);
+if (!Number.isInteger(repeat)) usage(`--repeat must be a whole number, got '${values.repeat}'`);
 const options: BenchOptions = {
   quick,
-  duration: values.duration !== undefined ? Number(values.duration) : quick ? 2 : 5,
+  duration: positive('duration', values.duration, quick ? 2 : 5),
+  repeat,
   largeBytes: quick ? 64 * MiB : 1024 * MiB,
   listObjects: quick ? 5_000 : 100_000,
   wrapFiles: quick ? 2_000 : 100_000,
   backend: 'files+sqlite',
 };
 
+function minutes(seconds: number): string {
+  return seconds < 90 ? `${Math.round(seconds)} s` : `${(seconds / 60).toFixed(seconds < 600 ? 1 : 0)} min`;
+}
+
+if (values.help) {
+  console.log(`npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.name).join(',')}] [--backend ${BACKENDS.join('|')}|all] [--repeat N] [--compare <git ref>] [--out file.json] [--duration s]`);
+  console.log(`\nScenarios, with what a run costs on 2 cores at the defaults (${options.repeat} rounds, ${options.duration} s load runs; files+sqlite; with --compare):`);
+  let total = 0;
+  let totalCompare = 0;
+  for (const s of SCENARIOS) {
+    const alone = s.cost(options, 2);
+    const compared = s.cost(options, 3);
+    total += alone.seconds;
+    totalCompare += compared.seconds;
+    console.log(`  ${s.name.padEnd(10)} ~${minutes(alone.seconds).padEnd(8)} (--compare ~${minutes(compared.seconds)}): ${alone.what}\n  ${''.padEnd(10)} ${s.description}`);
+  }
+  console.log(`  all        ~${minutes(total)} (--compare ~${minutes(totalCompare)}); files+postgres runs metadata, get-small, create and list.`);
+  console.log(`\n--compare <ref> checks the commit out in a temporary git worktree (removed at the end), links this checkout's node_modules into it, seeds its data folders through its own bench/lib/seed.ts and starts it with its own CLI; files+sqlite and files+postgres.`);
+  process.exit(0);
+}
+
 const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
 for (const name of only ?? []) {
-  if (!SCENARIOS.some((s) => s.name === name)) {
-    console.error(`unknown scenario '${name}'; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
-    process.exit(2);
-  }
+  if (!SCENARIOS.some((s) => s.name === name)) usage(`unknown scenario '${name}'; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
 }
 const selected = SCENARIOS.filter((s) => !only || only.includes(s.name));
 const outFile = values.out ?? join(ROOT, 'bench-results.json');
-
-function fmt(n: number | null): string {
-  if (n === null) return '-';
-  if (Math.abs(n) >= 1000) return n.toFixed(0);
-  if (Math.abs(n) >= 10) return n.toFixed(1);
-  return n.toFixed(2);
-}
-
-function table(rows: ResultRow[]): string {
-  const head = ['scenario', 'backend', 'metric', 'unit', 'memberkit', 'baseline', 'ratio', 'baseline is'];
-  const body = rows.map((r) => [r.scenario, r.backend, r.metric, r.unit, fmt(r.memberkit), fmt(r.baseline), r.ratio === null ? '-' : r.ratio.toFixed(2), r.baselineName]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 4 && i <= 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
-  return [line(head), `|${widths.map((w, i) => (i >= 4 && i <= 6 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`, ...body.map(line)].join('\n');
-}
-
 const backendNames = values.backend === 'all' ? [...BACKENDS] : (values.backend ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+for (const name of backendNames) if (!(BACKENDS as readonly string[]).includes(name)) usage(`unknown backend '${name}'; known: ${BACKENDS.join(', ')}, all`);
+// The ref seeds through its own bench code, which would start an S3 server of its own.
+if (values.compare !== undefined && backendNames.includes('s3+sqlite')) usage('--compare runs on files+sqlite and files+postgres (the ref would seed into an S3 server of its own)');
+
 const tmp = mkdtempSync(join(tmpdir(), 'memberkit-bench-'));
+let ref: RefCheckout | undefined;
+const cleanUp = () => {
+  ref?.remove();
+  rmSync(tmp, { recursive: true, force: true });
+};
+// An interrupted run still removes its worktree (the nodes, in the same process group, stop too).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    cleanUp();
+    process.exit(130);
+  });
+}
+
 const startedAt = new Date();
 const rows: ResultRow[] = [];
 const failures: Array<{ scenario: string; error: string }> = [];
+let fatal: string | undefined;
 try {
-  for (const backendName of backendNames) {
+  if (values.compare !== undefined) {
+    ref = prepareRef(values.compare, tmp);
+    log(`--compare ${values.compare}: ${ref.commit} checked out in ${ref.root}`);
+  }
+  outer: for (const backendName of backendNames) {
     const backend = await createBackend(backendName);
     useBackend(backend);
     const backendOptions = { ...options, backend: backend.name };
     try {
       for (const scenario of selected.filter((s) => backend.scenarios.includes(s.name))) {
         const t0 = performance.now();
-        log(`${scenario.name} [${backend.name}]: ${scenario.description}`);
+        log(`${scenario.name} [${backend.name}]: ${scenario.description} (${repeat} rounds, ~${minutes(scenario.cost(backendOptions, ref ? 3 : 2).seconds)})`);
+        const scenarioTmp = join(tmp, `${scenario.name}-${backend.name.replace(/\W/g, '-')}`);
+        mkdirSync(scenarioTmp);
         try {
-          const scenarioRows = await scenario.run(scenarioContext(backendOptions, tmp));
-          rows.push(...scenarioRows);
+          rows.push(...(await scenario.run(scenarioContext(scenario.name, backendOptions, scenarioTmp, ref))));
           log(`${scenario.name} [${backend.name}]: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
         } catch (err) {
+          if (err instanceof CompareError) {
+            fatal = err.message;
+            break outer;
+          }
           failures.push({ scenario: `${scenario.name} [${backend.name}]`, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
           log(`${scenario.name} [${backend.name}]: FAILED ${String(err)}`);
+        } finally {
+          // A scenario's gigabytes go before the next one starts.
+          rmSync(scenarioTmp, { recursive: true, force: true });
         }
       }
     } finally {
       await backend.stop();
     }
   }
+} catch (err) {
+  if (!(err instanceof CompareError)) throw err;
+  fatal = err.message;
 } finally {
-  rmSync(tmp, { recursive: true, force: true });
+  cleanUp();
 }
 
+if (fatal !== undefined) {
+  console.error(fatal);
+  process.exit(2);
+}
+
+const subjects = ref ? (['memberkit', 'ref', 'baseline'] as const) : (['memberkit', 'baseline'] as const);
 const result = {
-  schema: 'memberkit-bench/1',
+  schema: 'memberkit-bench/2',
   startedAt: startedAt.toISOString(),
   durationSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
   quick,
@@ -122,12 +186,21 @@ const result = {
   machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryBytes: totalmem() },
   backends: backendNames,
   scenarios: selected.map((s) => s.name),
+  ...(ref ? { compare: { ref: ref.ref, commit: ref.commit } } : {}),
+  // samples[subject][i] of every row was measured in round i, the subjects in this order.
+  rounds: Array.from({ length: repeat }, (_, i) => roundOrder(subjects, i)),
   results: rows,
   failures,
 };
 writeFileSync(outFile, JSON.stringify(result, null, 2) + '\n');
-console.log(table(rows));
-console.log(`\nratio: memberkit's speed relative to the baseline (1.0 = as fast; below 1 = slower). JSON: ${outFile}`);
+if (ref) {
+  console.log(`head vs ${ref.short} (--compare ${ref.ref})\n`);
+  console.log(compareTable(rows, ref.short));
+  console.log(`\n${legend(repeat, ref.short)}\nJSON: ${outFile}`);
+} else {
+  console.log(table(rows));
+  console.log(`\n${legend(repeat)}\nJSON: ${outFile}`);
+}
 if (failures.length > 0) {
   for (const f of failures) console.error(`FAILED ${f.scenario}: ${f.error}`);
   process.exitCode = 1;

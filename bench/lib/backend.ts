@@ -11,7 +11,6 @@ import pg from 'pg';
 import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
 import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createS3Storage } from '@memberkit/adapter-s3';
-import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import type { EventLogStore, CatalogueAdapter, StorageAdapter } from '@memberkit/types';
 import { startS3rver, type S3rverProcess } from '../../adapters/s3/test/support/s3rver.js';
 

@@ -6,30 +6,65 @@ import { join } from 'node:path';
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const MiB = 1024 * 1024;
 
-/** One measured number of memberkit next to its physical baseline. */
+/**
+ * Who is measured: this checkout's memberkit, the memberkit of the `--compare` ref (built in a
+ * temporary worktree) and the bare baseline. Every measure runs for each of them in every round.
+ */
+export type Subject = 'memberkit' | 'ref' | 'baseline';
+
+/** Median and range of per-round ratios. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
+/** One metric of a scenario: medians of interleaved samples and the ratios between them. */
 export interface ResultRow {
   scenario: string;
   metric: string;
   unit: string;
   /** Storage backend of the node under test, e.g. 'files+sqlite'. */
   backend: string;
+  /** Median of memberkit's samples (this checkout). */
   memberkit: number | null;
+  /** Median of the baseline's samples. */
   baseline: number | null;
   /** What the baseline is (bare Hono route, bare node:http pipe, sha1sum, ...). */
   baselineName: string;
   /**
-   * memberkit's speed relative to the baseline: 1.0 = as fast, below 1 = slower. For
-   * throughputs memberkit/baseline, for durations and latencies baseline/memberkit.
+   * memberkit's speed relative to the baseline, the median of the per-round ratios: 1.0 = as
+   * fast, below 1 = slower. For throughputs memberkit/baseline, for durations and latencies
+   * baseline/memberkit. null when a sample was zero.
    */
   ratio: number | null;
+  /** Smallest and largest per-round ratio. */
+  ratioMin: number | null;
+  ratioMax: number | null;
+  /** Half the ratio's min–max range relative to its median: the row's noise (0.05 = ±5 %). */
+  noise: number | null;
   higherIsBetter: boolean;
   note?: string;
+  /** With --compare: the ref's median, its ratios to the baseline and the change from ref to memberkit. */
+  ref?: {
+    value: number | null;
+    ratio: Spread | null;
+    noise: number | null;
+    /** memberkit vs ref in percent (+ = this checkout faster), per-round median and range. */
+    change: Spread | null;
+    /** Set when the change is larger than the noise of both rows (memberkit's and the ref's). */
+    flag: 'faster' | 'slower' | null;
+  };
+  /** Every sample, one per round, in round order (the order within a round is in the result's `rounds`). */
+  samples: Partial<Record<Subject, number[]>>;
 }
 
 export interface BenchOptions {
   quick: boolean;
   /** Seconds per autocannon run. */
   duration: number;
+  /** Rounds: every subject measures every measure this many times, interleaved. */
+  repeat: number;
   /** Bytes of the large object (upload and download). */
   largeBytes: number;
   /** Objects in the listing catalogue (and events in the log). */
@@ -37,35 +72,6 @@ export interface BenchOptions {
   /** Files in the wrapped tree. */
   wrapFiles: number;
   backend: string;
-}
-
-export function row(
-  scenario: string,
-  metric: string,
-  unit: string,
-  memberkit: number | null,
-  baseline: number | null,
-  baselineName: string,
-  higherIsBetter: boolean,
-  backend: string,
-  note?: string,
-): ResultRow {
-  let ratio: number | null = null;
-  if (memberkit !== null && baseline !== null && memberkit > 0 && baseline > 0) {
-    ratio = higherIsBetter ? memberkit / baseline : baseline / memberkit;
-  }
-  return {
-    scenario,
-    metric,
-    unit,
-    backend,
-    memberkit: memberkit === null ? null : round(memberkit),
-    baseline: baseline === null ? null : round(baseline),
-    baselineName,
-    ratio: ratio === null ? null : Math.round(ratio * 1000) / 1000,
-    higherIsBetter,
-    ...(note ? { note } : {}),
-  };
 }
 
 export function round(n: number): number {
@@ -84,8 +90,9 @@ export function tsNodeArgs(file: string): string[] {
   return ['--conditions=@memberkit/source', '--import', 'tsx', file];
 }
 
-export function tsEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.dev.json') };
+/** The environment tsx needs to run the TypeScript sources of the checkout at `root`. */
+export function tsEnv(root = ROOT): NodeJS.ProcessEnv {
+  return { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.dev.json') };
 }
 
 /** A baseline server in its own process; it prints `LISTENING <port>` when ready. */
@@ -139,14 +146,19 @@ export function procRss(pid: number | undefined): { current: number; peak: numbe
  * Runs the load generator (bench/load-worker.ts) in its own process with one job and
  * returns what it printed as JSON on its last stdout line.
  */
-export async function runLoad<T>(job: Record<string, unknown>): Promise<T> {
-  const child = spawn(process.execPath, [...tsNodeArgs(join(ROOT, 'bench', 'load-worker.ts')), JSON.stringify(job)], { cwd: ROOT, env: tsEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+export function runLoad<T>(job: Record<string, unknown>): Promise<T> {
+  return runJsonScript<T>(ROOT, join(ROOT, 'bench', 'load-worker.ts'), [JSON.stringify(job)], `load worker (${String(job.kind)})`);
+}
+
+/** Runs a TypeScript file with tsx in the checkout at `root` (cwd and tsconfig there); returns its last stdout line as JSON. */
+export async function runJsonScript<T>(root: string, file: string, args: string[], label: string): Promise<T> {
+  const child = spawn(process.execPath, [...tsNodeArgs(file), ...args], { cwd: root, env: tsEnv(root), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`load worker (${String(job.kind)}) failed with ${code}: ${err}${out}`);
+  if (code !== 0) throw new Error(`${label} failed with ${code}: ${err}${out}`);
   const last = out.trim().split('\n').pop() ?? '';
   return JSON.parse(last) as T;
 }

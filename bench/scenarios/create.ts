@@ -2,8 +2,9 @@
 // (1 GiB; --quick 64 MiB) in MiB/s with checksums, against a bare server writing the same
 // request bodies to disk with MD5, SHA-1 and SHA-256 and an fsync per file.
 import { randomBytes } from 'node:crypto';
-import { MiB, row, runLoad, startServerProcess, type AutocannonSummary, type ResultRow } from '../lib/common.js';
-import { startMemberkit, WRITER } from '../lib/memberkit.js';
+import { MiB, runLoad, startServerProcess, type AutocannonSummary, type Subject } from '../lib/common.js';
+import type { Measure } from '../lib/interleave.js';
+import { WRITER } from '../lib/memberkit.js';
 import type { Scenario } from '../lib/scenario.js';
 import { clientSysmeta } from '../../test/support/sysmeta.js';
 
@@ -18,52 +19,62 @@ interface UploadResult {
   runs: Array<{ status: number; seconds: number; body: string }>;
 }
 
+/** Where bytes go to a local folder: the baseline writes to disk (S3 transfers are measured by adapters/s3/bench/streaming-s3.ts). */
+const uploads = (backend: string) => backend.startsWith('files+');
+
 export const create: Scenario = {
   name: 'create',
   description: 'create: small objects/s, and a large upload in MiB/s vs a bare server hashing (MD5+SHA-1+SHA-256) and writing to disk',
+  cost: (o, subjects) => {
+    const upload = uploads(o.backend) ? o.largeBytes / MiB / 140 + 1.5 : 0; // ~140 MiB/s with three digests and an fsync
+    return { seconds: 5 + subjects * o.repeat * (o.duration + 1.5 + upload), what: `one load run of --duration${upload ? ' and one large upload' : ''} per subject and round` };
+  },
   async run(ctx) {
     const { options } = ctx;
-    const dir = ctx.folder('create');
-    const node = await startMemberkit(dir);
+    const nodes = await ctx.startNodes('create');
     const sink = await startServerProcess('baselines/upload-sink.ts', [ctx.folder('sink'), 'true']);
     const headers = { Authorization: WRITER, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` };
-    const rows: ResultRow[] = [];
+    const urlOf = (subject: Subject) => (subject === 'baseline' ? `http://127.0.0.1:${sink.port}/` : `${nodes.of(subject).baseUrl}/v2/object`);
+    const name = 'bare node:http, 3 hashes + fsync';
     try {
-      // Small objects: 1 KiB of text each, a new PID per request.
+      // Small objects: 1 KiB of text each, a new PID per request (round number and the load worker's `{{n}}`).
       const small = randomBytes(512).toString('hex');
-      const pid = 'small-{{n}}';
-      const bodyTemplate =
-        part('pid', pid) + part('object', small, 'object.bin') + part('sysmeta', clientSysmeta(pid, Buffer.from(small)), 'sysmeta.xml') + `--${BOUNDARY}--\r\n`;
-      const job = (url: string) => ({ kind: 'autocannon', url, method: 'POST', connections: 16, duration: options.duration, headers, bodyTemplate });
-      const mk = await runLoad<AutocannonSummary>(job(`${node.baseUrl}/v2/object`));
-      const bl = await runLoad<AutocannonSummary>(job(`http://127.0.0.1:${sink.port}/`));
-      if (mk.non2xx > 0 || mk.errors > 0) throw new Error(`create: ${mk.non2xx} non-2xx, ${mk.errors} errors`);
-      const name = 'bare node:http, 3 hashes + fsync';
-      rows.push(
-        row('create', 'create 1 KiB c=16 objects/s', 'obj/s', mk.rps, bl.rps, name, true, options.backend),
-        row('create', 'create 1 KiB c=16 p99', 'ms', mk.p99, bl.p99, name, false, options.backend),
-      );
-
-      // A large object, streamed; the SHA-1 in the sysmeta part is computed by the client beforehand.
-      // Only where bytes go to a local folder: the baseline writes to disk (S3 transfers are
-      // measured against s3rver by adapters/s3/bench/streaming-s3.ts).
-      if (!options.backend.startsWith('files+')) return rows;
-      const size = options.largeBytes;
-      const largePid = 'large-{{n}}';
-      const head = part('pid', largePid) + `--${BOUNDARY}\r\nContent-Disposition: form-data; name="object"; filename="large.bin"\r\n\r\n`;
-      const tailTemplate = `\r\n` + part('sysmeta', clientSysmeta(largePid, { size, sha1: '{{sha1}}' }), 'sysmeta.xml') + `--${BOUNDARY}--\r\n`;
-      const repeat = options.quick ? 1 : 2;
-      const up = (url: string) => runLoad<UploadResult>({ kind: 'upload', url, headers, head, tailTemplate, size, repeat });
-      const mkUp = await up(`${node.baseUrl}/v2/object`);
-      const blUp = await up(`http://127.0.0.1:${sink.port}/`);
-      for (const r of mkUp.runs) if (r.status !== 200) throw new Error(`large create failed: ${r.status} ${r.body}`);
-      const best = (u: UploadResult) => Math.max(...u.runs.map((r) => size / MiB / r.seconds));
-      const label = size >= 1024 * MiB ? `${size / 1024 / MiB} GiB` : `${size / MiB} MiB`;
-      rows.push(row('create', `upload ${label} MiB/s`, 'MiB/s', best(mkUp), best(blUp), name, true, options.backend, `best of ${repeat}; fsync on`));
+      const measures: Measure[] = [
+        {
+          metrics: [
+            { metric: 'create 1 KiB c=16 objects/s', unit: 'obj/s', higherIsBetter: true, baselineName: name },
+            { metric: 'create 1 KiB c=16 p99', unit: 'ms', higherIsBetter: false, baselineName: name },
+          ],
+          async run(subject, round) {
+            const pid = `small-r${round}-{{n}}`;
+            const bodyTemplate = part('pid', pid) + part('object', small, 'object.bin') + part('sysmeta', clientSysmeta(pid, Buffer.from(small)), 'sysmeta.xml') + `--${BOUNDARY}--\r\n`;
+            const r = await runLoad<AutocannonSummary>({ kind: 'autocannon', url: urlOf(subject), method: 'POST', connections: 16, duration: options.duration, headers, bodyTemplate });
+            if (r.non2xx > 0 || r.errors > 0) throw new Error(`create (${subject}): ${r.non2xx} non-2xx, ${r.errors} errors`);
+            return [r.rps, r.p99];
+          },
+        },
+      ];
+      if (uploads(options.backend)) {
+        // A large object, streamed; the SHA-1 in the sysmeta part is computed by the client beforehand.
+        const size = options.largeBytes;
+        const label = size >= 1024 * MiB ? `${size / 1024 / MiB} GiB` : `${size / MiB} MiB`;
+        measures.push({
+          metrics: [{ metric: `upload ${label} MiB/s`, unit: 'MiB/s', higherIsBetter: true, baselineName: name, note: 'fsync on' }],
+          async run(subject, round) {
+            const pid = `large-r${round}`;
+            const head = part('pid', pid) + `--${BOUNDARY}\r\nContent-Disposition: form-data; name="object"; filename="large.bin"\r\n\r\n`;
+            const tailTemplate = `\r\n` + part('sysmeta', clientSysmeta(pid, { size, sha1: '{{sha1}}' }), 'sysmeta.xml') + `--${BOUNDARY}--\r\n`;
+            const r = await runLoad<UploadResult>({ kind: 'upload', url: urlOf(subject), headers, head, tailTemplate, size, repeat: 1 });
+            const run = r.runs[0]!;
+            if (run.status !== 200) throw new Error(`large create (${subject}) failed: ${run.status} ${run.body}`);
+            return [size / MiB / run.seconds];
+          },
+        });
+      }
+      return await ctx.interleave(measures);
     } finally {
       await sink.stop();
-      await node.stop();
+      await nodes.stop();
     }
-    return rows;
   },
 };

@@ -1,46 +1,51 @@
 // describe (HEAD /object/{pid}) and getSystemMetadata (GET /meta/{pid}): requests/s, p50 and
 // p99 at 16 and 64 connections, against a bare Hono route answering the same headers and body.
-import { row, runLoad, type AutocannonSummary, type ResultRow } from '../lib/common.js';
-import { capture, startFixedHono, startMemberkit } from '../lib/memberkit.js';
+import { type AutocannonSummary, runLoad } from '../lib/common.js';
+import type { Measure } from '../lib/interleave.js';
+import { capture, startFixedHono } from '../lib/memberkit.js';
 import type { Scenario } from '../lib/scenario.js';
-import { seedCatalogue } from '../lib/seed.js';
+
+const LOAD_RUNS = 4;
 
 export const metadata: Scenario = {
   name: 'metadata',
   description: 'describe and getSystemMetadata: requests/s, p50/p99 at 16 and 64 connections vs a bare Hono route with the same body',
+  cost: (o, subjects) => ({ seconds: 5 + LOAD_RUNS * subjects * o.repeat * (o.duration + 1.5), what: `${LOAD_RUNS} load runs of --duration per subject and round` }),
   async run(ctx) {
     const { options } = ctx;
-    const dir = ctx.folder('metadata');
-    const [pid] = await seedCatalogue(dir, { count: 1, objectBytes: 4096 });
-    const node = await startMemberkit(dir);
+    const nodes = await ctx.startNodes('metadata', (seed, dir) => seed.catalogue(dir, { count: 1, objectBytes: 4096 }));
+    const pid = nodes.seeded[0]!;
     const ops = [
-      { op: 'describe', method: 'HEAD' as const, path: `/v2/object/${pid}` },
-      { op: 'getSystemMetadata', method: 'GET' as const, path: `/v2/meta/${pid}` },
+      { op: 'describe', method: 'HEAD' as const, path: `/v2/object/${encodeURIComponent(pid)}` },
+      { op: 'getSystemMetadata', method: 'GET' as const, path: `/v2/meta/${encodeURIComponent(pid)}` },
     ];
-    const routes = await Promise.all(ops.map((o) => capture(`${node.baseUrl}${o.path}`, o.method)));
+    const head = nodes.of('memberkit');
+    const routes = await Promise.all(ops.map((o) => capture(`${head.baseUrl}${o.path}`, o.method)));
     // The describe route answers GET with the HEAD's headers and no body; Hono sends HEAD to it.
-    const baseline = await startFixedHono(dir, routes);
-    const rows: ResultRow[] = [];
+    const baseline = await startFixedHono(ctx.folder('hono'), routes);
+    const name = 'bare Hono route, same body';
     try {
-      for (const o of ops) {
-        for (const connections of [16, 64]) {
-          // autocannon for GET; node:http clients for HEAD (autocannon waits for a HEAD body).
-          const job = (base: string) => ({ kind: o.method === 'HEAD' ? 'http' : 'autocannon', url: `${base}${o.path}`, method: o.method, connections, duration: options.duration });
-          const mk = await runLoad<AutocannonSummary>(job(node.baseUrl));
-          const bl = await runLoad<AutocannonSummary>(job(`http://127.0.0.1:${baseline.port}/mn`));
-          if (mk.non2xx > 0 || mk.errors > 0) throw new Error(`${o.op}: ${mk.non2xx} non-2xx, ${mk.errors} errors`);
-          const name = 'bare Hono route, same body';
-          rows.push(
-            row('metadata', `${o.op} c=${connections} req/s`, 'req/s', mk.rps, bl.rps, name, true, options.backend),
-            row('metadata', `${o.op} c=${connections} p50`, 'ms', mk.p50, bl.p50, name, false, options.backend),
-            row('metadata', `${o.op} c=${connections} p99`, 'ms', mk.p99, bl.p99, name, false, options.backend),
-          );
-        }
-      }
+      const measures: Measure[] = ops.flatMap((o) =>
+        [16, 64].map((connections) => ({
+          metrics: (['req/s', 'p50', 'p99'] as const).map((m) => ({
+            metric: `${o.op} c=${connections} ${m}`,
+            unit: m === 'req/s' ? 'req/s' : 'ms',
+            higherIsBetter: m === 'req/s',
+            baselineName: name,
+          })),
+          async run(subject) {
+            const base = subject === 'baseline' ? `http://127.0.0.1:${baseline.port}/mn` : nodes.of(subject).baseUrl;
+            // autocannon for GET; node:http clients for HEAD (autocannon waits for a HEAD body).
+            const r = await runLoad<AutocannonSummary>({ kind: o.method === 'HEAD' ? 'http' : 'autocannon', url: `${base}${o.path}`, method: o.method, connections, duration: options.duration });
+            if (r.non2xx > 0 || r.errors > 0) throw new Error(`${o.op} (${subject}): ${r.non2xx} non-2xx, ${r.errors} errors`);
+            return [r.rps, r.p50, r.p99];
+          },
+        })),
+      );
+      return await ctx.interleave(measures);
     } finally {
       await baseline.stop();
-      await node.stop();
+      await nodes.stop();
     }
-    return rows;
   },
 };

@@ -6,8 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { row, type ResultRow } from '../lib/common.js';
-import { startMemberkit } from '../lib/memberkit.js';
+import type { Subject } from '../lib/common.js';
 import type { Scenario } from '../lib/scenario.js';
 
 const MB = 1e6;
@@ -39,6 +38,11 @@ async function waitTotal(baseUrl: string, total: number, timeoutMs: number): Pro
 export const wrap: Scenario = {
   name: 'wrap',
   description: 'wrap mode: time to the first listObjects over an existing tree; checksum scan MB/s vs sha1sum',
+  cost: (o, subjects) => {
+    const k = o.wrapFiles / 100_000;
+    // The tree is written once (~30 s per 100,000 files); each round a fresh node scans all of it (~40 s per 100,000).
+    return { seconds: 30 * k + o.repeat * ((subjects - 1) * (3 + 40 * k) + 3 + 5 * k), what: `a tree of ${o.wrapFiles} files written once; per round a fresh node wraps it, and an empty node start + sha1sum` };
+  },
   async run(ctx) {
     const { options } = ctx;
     const n = options.wrapFiles;
@@ -54,42 +58,49 @@ export const wrap: Scenario = {
       writeFileSync(join(sub, `f${String(i).padStart(6, '0')}.dat`), block.subarray(0, size));
       bytes += size;
     }
-    const rows: ResultRow[] = [];
-
-    // Baseline for start-up: an empty managed node, same process start.
-    const emptyStart = performance.now();
-    const empty = await startMemberkit(ctx.folder('empty'));
-    const emptyReady = (await firstList(empty.baseUrl, false, 60_000)) - emptyStart;
-    await empty.stop();
-
-    const dir = ctx.folder('wrap');
-    const started = performance.now();
-    const node = await startMemberkit(dir, { storage: { type: 'tree', root: tree }, wrap: { rightsHolder: 'CN=archive' }, log: { level: 'info' } });
-    try {
-      const first = (await firstList(node.baseUrl, false, 60_000)) - started;
-      const firstNonEmpty = (await firstList(node.baseUrl, true, 600_000)) - started;
-      await waitTotal(node.baseUrl, n, 1_800_000);
-      const done = performance.now() - started;
-      const m = /"durationMs":([\d.]+)[^\n]*wrap scan finished|wrap scan finished[^\n]*"durationMs":([\d.]+)/.exec(node.output());
-      let scanMs = m ? Number(m[1] ?? m[2]) : done;
-      if (!m) {
-        // The log line may come a moment after the last batch is visible.
-        await new Promise((r) => setTimeout(r, 500));
-        const again = /"durationMs":([\d.]+)/.exec(node.output());
-        if (again) scanMs = Number(again[1]);
+    // Wrap mode only reads the tree: every round's node wraps the same files, on a data folder of its own.
+    const wrapNode = async (subject: Subject): Promise<number[]> => {
+      const started = performance.now();
+      const node = await ctx.startNode(subject, ctx.folder(`wrap-${subject}`), { storage: { type: 'tree', root: tree }, wrap: { rightsHolder: 'CN=archive' }, log: { level: 'info' } });
+      try {
+        const first = (await firstList(node.baseUrl, false, 60_000)) - started;
+        const firstNonEmpty = (await firstList(node.baseUrl, true, 600_000)) - started;
+        await waitTotal(node.baseUrl, n, 1_800_000);
+        const done = performance.now() - started;
+        const m = /"durationMs":([\d.]+)[^\n]*wrap scan finished|wrap scan finished[^\n]*"durationMs":([\d.]+)/.exec(node.output());
+        let scanMs = m ? Number(m[1] ?? m[2]) : done;
+        if (!m) {
+          // The log line may come a moment after the last batch is visible.
+          await new Promise((r) => setTimeout(r, 500));
+          const again = /"durationMs":([\d.]+)/.exec(node.output());
+          if (again) scanMs = Number(again[1]);
+        }
+        return [first, firstNonEmpty, bytes / MB / (scanMs / 1000)];
+      } finally {
+        await node.stop();
       }
+    };
+    // The baselines: an empty managed node, same process start; sha1sum over the same files.
+    const baselines = async (): Promise<number[]> => {
+      const emptyStart = performance.now();
+      const empty = await ctx.startNode('memberkit', ctx.folder('empty'));
+      const emptyReady = (await firstList(empty.baseUrl, false, 60_000)) - emptyStart;
+      await empty.stop();
       const shaStart = performance.now();
       execFileSync('sh', ['-c', 'find . -type f -print0 | xargs -0 sha1sum > /dev/null'], { cwd: tree });
       const shaMs = performance.now() - shaStart;
-      const name = 'empty managed node start';
-      rows.push(
-        row('wrap', `first listObjects answer, ${n} files (from spawn)`, 'ms', first, emptyReady, name, false, options.backend),
-        row('wrap', 'first non-empty listObjects (from spawn)', 'ms', firstNonEmpty, emptyReady, name, false, options.backend),
-        row('wrap', `checksum scan of ${(bytes / MB).toFixed(0)} MB`, 'MB/s', bytes / MB / (scanMs / 1000), bytes / MB / (shaMs / 1000), 'sha1sum (xargs, 1 process)', true, options.backend, `scan ${(scanMs / 1000).toFixed(1)} s; all listed ${(done / 1000).toFixed(1)} s after spawn`),
-      );
-    } finally {
-      await node.stop();
-    }
-    return rows;
+      return [emptyReady, emptyReady, bytes / MB / (shaMs / 1000)];
+    };
+    const name = 'empty managed node start';
+    return ctx.interleave([
+      {
+        metrics: [
+          { metric: `first listObjects answer, ${n} files (from spawn)`, unit: 'ms', higherIsBetter: false, baselineName: name },
+          { metric: 'first non-empty listObjects (from spawn)', unit: 'ms', higherIsBetter: false, baselineName: name },
+          { metric: `checksum scan of ${(bytes / MB).toFixed(0)} MB`, unit: 'MB/s', higherIsBetter: true, baselineName: 'sha1sum (xargs, 1 process)', note: 'scan time from the node\'s "wrap scan finished" log line' },
+        ],
+        run: (subject) => (subject === 'baseline' ? baselines() : wrapNode(subject)),
+      },
+    ]);
   },
 };

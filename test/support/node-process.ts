@@ -45,13 +45,14 @@ export function writeConfig(dir: string, overrides: Record<string, unknown> = {}
 
 /**
  * Start `memberkit serve dir` in a separate process, the way `npm start` does, and wait
- * until it prints its URL.
+ * until it prints its URL. `root`: the checkout whose CLI runs (another commit's worktree for
+ * the benchmark's --compare; default this one).
  */
-export async function startNodeProcess(dir: string, extraArgs: string[] = []): Promise<NodeProcess> {
+export async function startNodeProcess(dir: string, extraArgs: string[] = [], root = ROOT): Promise<NodeProcess> {
   const child = spawn(
     process.execPath,
-    [...(process.env.MEMBERKIT_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--conditions=@memberkit/source', '--import', 'tsx', join(ROOT, 'packages/cli/src/bin.ts'), 'serve', dir, '--port', '0', '--host', '127.0.0.1', ...extraArgs],
-    { cwd: ROOT, env: { ...process.env, TSX_TSCONFIG_PATH: join(ROOT, 'tsconfig.dev.json') }, stdio: ['ignore', 'pipe', 'pipe'] },
+    [...(process.env.MEMBERKIT_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--conditions=@memberkit/source', '--import', 'tsx', join(root, 'packages/cli/src/bin.ts'), 'serve', dir, '--port', '0', '--host', '127.0.0.1', ...extraArgs],
+    { cwd: root, env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.dev.json') }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
