@@ -43,6 +43,15 @@ function normalised(node: Node): string {
   return url;
 }
 
+/** The stored form: the v2 Node document (AdapterError 'invalid' when the schema cannot hold it). */
+function encoded(node: Node): string {
+  try {
+    return NodeCodec.encode(node, 'v2');
+  } catch (err) {
+    throw new AdapterError('invalid', `the node document cannot be written as a valid Node: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /**
  * The CN's node registry over `mk_cn_nodes` (schema.ts) in the CN's SQL store: storage only,
  * the CNRegister rules live in register-service.ts. Identifier and normalised baseURL are
@@ -73,13 +82,14 @@ export class NodeRegistry implements NodeDirectory {
   async insert(entry: { node: Node; registeredBy: string; approved: boolean }): Promise<RegistryConflict | undefined> {
     const { node } = entry;
     const baseUrl = normalised(node);
+    const document = encoded(node);
     const now = this.now();
     try {
       return await this.store.write('register a node', async (trx) => {
         const conflict = await this.conflict(trx, node.identifier, baseUrl);
         if (conflict) return conflict;
         await sql`INSERT INTO mk_cn_nodes (identifier, base_url, node_type, document, approved, approved_at, registered, updated, registered_by)
-          VALUES (${node.identifier}, ${baseUrl}, ${node.type}, ${NodeCodec.encode(node, 'v2')}, ${entry.approved ? 1 : 0}, ${entry.approved ? now : null}, ${now}, ${now}, ${entry.registeredBy})`.execute(trx);
+          VALUES (${node.identifier}, ${baseUrl}, ${node.type}, ${document}, ${entry.approved ? 1 : 0}, ${entry.approved ? now : null}, ${now}, ${now}, ${entry.registeredBy})`.execute(trx);
         return undefined;
       });
     } catch (e) {
@@ -98,11 +108,12 @@ export class NodeRegistry implements NodeDirectory {
    */
   async replace(nodeId: string, node: Node): Promise<'replaced' | 'missing' | RegistryConflict> {
     const baseUrl = normalised(node);
+    const document = encoded(node);
     try {
       return await this.store.write('update a registered node', async (trx) => {
         const { rows } = await sql<{ identifier: unknown }>`SELECT identifier FROM mk_cn_nodes WHERE base_url = ${baseUrl} AND identifier <> ${nodeId}`.execute(trx);
         if (rows[0] !== undefined) return { field: 'baseURL', holder: text(rows[0].identifier) } satisfies RegistryConflict;
-        const r = await sql`UPDATE mk_cn_nodes SET document = ${NodeCodec.encode(node, 'v2')}, base_url = ${baseUrl}, updated = ${this.now()} WHERE identifier = ${nodeId}`.execute(trx);
+        const r = await sql`UPDATE mk_cn_nodes SET document = ${document}, base_url = ${baseUrl}, updated = ${this.now()} WHERE identifier = ${nodeId}`.execute(trx);
         return Number(r.numAffectedRows ?? 0n) > 0 ? 'replaced' : 'missing';
       });
     } catch (e) {

@@ -1,5 +1,5 @@
 import { fail, type Logger, type Session } from '@memberkit/core';
-import type { Node, NodeList } from '@memberkit/types';
+import { AdapterError, type Node, type NodeList } from '@memberkit/types';
 import type { SubjectDirectory } from '../ports.js';
 import { normaliseSubject } from '../identity/subjects.js';
 import type { NodeRegistry, RegistryConflict } from './node-registry.js';
@@ -19,10 +19,18 @@ export interface CnRegisterDeps {
   logger: Logger;
 }
 
-/** The fields the CN owns in a node's entry: never taken from a submitted document. */
+/**
+ * The document as the registry keeps it: the fields the CN owns (ping, lastHarvested,
+ * lastCompleteHarvest) never taken from a submission, and an empty `<services/>` (which the
+ * schema does not allow in an answer) left out.
+ */
 function withoutCnFields(node: Node): Node {
-  const { ping: _ping, synchronization, ...rest } = node;
-  return { ...rest, ...(synchronization ? { synchronization: { schedule: synchronization.schedule } } : {}) };
+  const { ping: _ping, synchronization, services, ...rest } = node;
+  return {
+    ...rest,
+    ...(services && services.service.length > 0 ? { services } : {}),
+    ...(synchronization ? { synchronization: { schedule: synchronization.schedule } } : {}),
+  };
 }
 
 /**
@@ -69,7 +77,7 @@ export class CnRegisterService {
     if (normaliseBaseUrl(submitted.baseURL) === normaliseBaseUrl(self.baseURL)) throw fail(op, 'IdentifierNotUnique', `the baseURL '${submitted.baseURL}' is this Coordinating Node's own`);
     await this.checkContacts(op, submitted);
     const node = withoutCnFields(submitted);
-    const conflict = await this.deps.registry.insert({ node, registeredBy: session.subject, approved: this.deps.registration.autoApprove });
+    const conflict = await storable(op, this.deps.registry.insert({ node, registeredBy: session.subject, approved: this.deps.registration.autoApprove }));
     if (conflict) throw fail(op, 'IdentifierNotUnique', conflictText(conflict, submitted));
     this.deps.logger.info({ node: node.identifier, baseURL: node.baseURL, by: session.subject, approved: this.deps.registration.autoApprove }, 'node registered');
     return node.identifier;
@@ -113,7 +121,7 @@ export class CnRegisterService {
           }
         : {}),
     };
-    const result = await this.deps.registry.replace(nodeId, kept);
+    const result = await storable(op, this.deps.registry.replace(nodeId, kept));
     if (result === 'missing') throw fail(op, 'NotFound', `no node '${nodeId}' is registered with this Coordinating Node`);
     if (result !== 'replaced') throw fail(op, 'InvalidRequest', conflictText(result, submitted));
     this.deps.logger.info({ node: nodeId, by: session.subject }, 'node capabilities updated');
@@ -135,6 +143,16 @@ export class CnRegisterService {
       if (!person) throw fail(op, 'InvalidRequest', `the contact subject '${contact}' has no account on this Coordinating Node: register it (registerAccount, POST /accounts) and have a CN administrator verify it`);
       if (person.verified !== true) throw fail(op, 'InvalidRequest', `the contact subject '${contact}' is not verified yet: a CN administrator verifies the account (verifyAccount) before it can be a node's contact`);
     }
+  }
+}
+
+/** A document the schema cannot hold (NodeRegistry's 'invalid') is the caller's to fix. */
+async function storable<T>(op: 'CNRegister.register' | 'CNRegister.updateNodeCapabilities', write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (AdapterError.is(err) && err.kind === 'invalid') throw fail(op, 'InvalidRequest', err.message);
+    throw err;
   }
 }
 
