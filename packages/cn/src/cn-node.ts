@@ -19,7 +19,6 @@ import type { NodeDirectory, SubjectDirectory } from './ports.js';
 import type { CnServices } from './services.js';
 import type { CnRouteModule } from './http/route-module.js';
 import { coordinatingNodeDocument } from './capabilities.js';
-import { selfOnlySubjectDirectory } from './defaults.js';
 import { migrateCnAreas, type CnSchemaArea } from './store/cn-migrations.js';
 import { coreArea } from './store/core-area.js';
 import { FormatStore } from './store/formats.js';
@@ -29,11 +28,17 @@ import { NodeRegistry } from './registry/node-registry.js';
 import { registryRoutes } from './registry/routes.js';
 import { registrySchema } from './registry/schema.js';
 import { tokenRoutes } from './tokens/routes.js';
+import { identityArea } from './identity/schema.js';
+import { identityRoutes } from './identity/routes.js';
+import { IdentityStore } from './identity/identity-store.js';
+import { SqlSubjectDirectory } from './identity/subject-directory.js';
+import { diagnosticRoutes } from './diagnostic/routes.js';
 
 /** The CN's schema areas, each owned by one module (see cn-migrations.ts). */
 const AREAS: readonly CnSchemaArea[] = [
   coreArea,
   registrySchema,
+  identityArea,
 ];
 
 /** The CN's API groups; each module registers its routes on each version's sub-app. */
@@ -41,6 +46,8 @@ const ROUTE_MODULES: readonly CnRouteModule[] = [
   coreRoutes,
   registryRoutes,
   tokenRoutes,
+  identityRoutes,
+  diagnosticRoutes,
 ];
 
 /** Bring the CN's tables (every area) to the newest schema; the store must be open. */
@@ -93,7 +100,7 @@ export async function createCoordinatingNode(config: CnConfig, options: Coordina
     await migrateCoordinatingNode(catalogue);
 
     const nodes = options.nodes ?? new NodeRegistry(store);
-    const subjects = options.subjects ?? selfOnlySubjectDirectory;
+    const subjects = options.subjects ?? new SqlSubjectDirectory(new IdentityStore(store));
     const localSubjects: LocalSubjectsHandle = { current: subjects };
     const container = createNodeContainer(
       config,

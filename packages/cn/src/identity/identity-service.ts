@@ -7,6 +7,11 @@ import { accountSubjectProblem, normaliseSubject, subjectKind, subjectProblem } 
 export interface IdentityServiceOptions {
   /** CN administrators (access.administrators): every identity operation, every e-mail address. */
   administrators: readonly string[];
+  /**
+   * Also an administrator when this says so (the CN passes AccessControl.isPrivileged: its
+   * administrators and the federation's CN subjects). Default: the `administrators` list only.
+   */
+  isAdministrator?: (session: Session) => boolean;
   /** Subjects allowed verifyAccount besides administrators (cn.identity.verifiers). */
   verifiers: readonly string[];
   /** Subjects allowed mapIdentity besides administrators (cn.identity.mappers). */
@@ -51,6 +56,7 @@ export class IdentityService {
   private readonly mappers: ReadonlySet<string>;
   private readonly now: () => number;
   private readonly maxPageSize: number;
+  private readonly isAdministrator: (session: Session) => boolean;
 
   constructor(
     private readonly identities: IdentityStore,
@@ -63,6 +69,7 @@ export class IdentityService {
     this.mappers = set(options.mappers);
     this.now = options.now ?? Date.now;
     this.maxPageSize = options.maxPageSize ?? 1000;
+    this.isAdministrator = options.isAdministrator ?? (() => false);
   }
 
   private async caller(session: Session): Promise<Caller> {
@@ -74,7 +81,7 @@ export class IdentityService {
       subject: normaliseSubject(session.subject),
       subjects,
       authenticated: true,
-      administrator: [...subjects].some((s) => this.administrators.has(s)),
+      administrator: this.isAdministrator(session) || [...subjects].some((s) => this.administrators.has(s)),
     };
   }
 
