@@ -24,7 +24,7 @@ export async function parseMultipart<T>(
   request: Request,
   options: {
     streamName?: string;
-    onStream?: (stream: Readable) => Promise<T>;
+    onStream?: (stream: AsyncIterable<Uint8Array>) => Promise<T>;
     onStreamAbandoned?: (value: T) => Promise<void>;
     signal?: AbortSignal;
   } = {},
@@ -65,8 +65,10 @@ export async function parseMultipart<T>(
         return;
       }
       if (name === options.streamName && options.onStream && streamed === undefined) {
-        streamed = options.onStream(stream);
-        // The consumer reads the stream; a failure is reported when we await it.
+        // The consumer reads the part; a failure is reported when we await it. A consumer that
+        // stops early (a size limit) returns the iterator without destroying the part, which we
+        // drain: a destroyed part would stall busboy and the caller would never get its answer.
+        streamed = options.onStream(stream.iterator({ destroyOnReturn: false }));
         streamed.catch(() => stream.resume());
         return;
       }

@@ -3,3 +3,4 @@ export * from './sysmeta-fields.js';
 export * from './revision.js';
 export * from './upload.js';
 export * from './range.js';
+export { DigestWorkerPool, configureDigestWorkers, sharedDigestWorkers, type DigestStream, type DigestWorkerPoolOptions } from './digest-workers.js';

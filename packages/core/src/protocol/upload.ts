@@ -3,26 +3,30 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AdapterError,
-  CHECKSUM_ALGORITHMS,
-  createChecksumHash,
   type ChecksumAlgorithmName,
   type PendingWrite,
   type StorageAdapter,
   type StorageKey,
   type TempWrite,
 } from '@memberkit/types';
+import { sharedDigestWorkers, type DigestWorkerPool } from './digest-workers.js';
+import { UploadDigests, type UploadChecksums } from './upload-digests.js';
 
 export interface UploadOptions {
   /** Fail with kind 'invalid' as soon as more than this many bytes arrive. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /** Where uploads past the first MiB are hashed. Default: the process's pool (sharedDigestWorkers). */
+  digestWorkers?: DigestWorkerPool;
 }
 
 /**
  * Receive an upload into `storage`'s temporary area: the core counts the bytes, refuses them
- * past `maxBytes`, and computes MD5, SHA-1 and SHA-256 as they flow (HashingSink), without
- * buffering the object. If the source fails, the limit is crossed or the signal aborts, the temporary
- * bytes are removed and the error is rethrown (the source's own error as it is).
+ * past `maxBytes`, and computes MD5, SHA-1 and SHA-256 as they flow (HashingSink, on the
+ * hashing threads of `digestWorkers` past the first MiB), without buffering the object. If the
+ * source fails, the limit is crossed, the signal aborts or a hashing thread dies (AdapterError
+ * 'internal'), the temporary bytes are removed and the error is rethrown (the source's own
+ * error as it is).
  */
 export async function receiveUpload(storage: StorageAdapter, source: AsyncIterable<Uint8Array>, options: UploadOptions = {}): Promise<PendingWrite> {
   const { signal, maxBytes } = options;
@@ -30,7 +34,7 @@ export async function receiveUpload(storage: StorageAdapter, source: AsyncIterab
   signal?.throwIfAborted();
   const id = randomBytes(16).toString('hex');
   const temp = await storage.openTemp({ id, ...(signal ? { signal } : {}) });
-  const digest = new HashingSink(temp.sink, maxBytes);
+  const digest = new HashingSink(temp.sink, maxBytes, new UploadDigests(options.digestWorkers ?? sharedDigestWorkers()));
   try {
     await pipeline(source, digest, signal ? { signal } : {});
   } catch (err) {
@@ -47,19 +51,23 @@ const AHEAD = 256 * 1024;
 /**
  * Counts, limits and hashes the bytes on their way into the adapter's sink. Each batch is
  * handed to the sink first and hashed while the sink writes it (its I/O runs off this
- * thread), so hashing and storage overlap; the batch is acknowledged once the sink takes
- * more. Ending it ends the sink and waits until the sink finished (bytes durable).
+ * thread; large uploads are hashed on the hashing threads), so hashing and storage overlap;
+ * the batch is acknowledged once the sink takes more and the hashing has room for it.
+ * Ending it ends the sink and waits until the sink finished (bytes durable) and the digests
+ * are known.
  */
 class HashingSink extends Writable {
   size = 0;
-  private readonly hashes = CHECKSUM_ALGORITHMS.map((a) => [a, createChecksumHash(a)] as const);
+  #checksums: UploadChecksums | undefined;
 
   constructor(
     private readonly sink: Writable,
     private readonly maxBytes: number | undefined,
+    private readonly hashing: UploadDigests,
   ) {
     super({ highWaterMark: AHEAD });
     sink.on('error', (err) => this.destroy(err));
+    hashing.onFailure = (err) => this.destroy(err);
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, callback: (error?: Error | null) => void): void {
@@ -80,26 +88,44 @@ class HashingSink extends Writable {
     this.size += bytes;
     let ready = true;
     for (const b of buffers) ready = this.sink.write(b);
-    for (const b of buffers) for (const [, h] of this.hashes) h.update(b);
-    if (ready) callback();
-    else this.sink.once('drain', () => callback());
+    let hashed: Promise<void> | undefined;
+    try {
+      hashed = this.hashing.update(buffers);
+    } catch (err) {
+      callback(err as Error);
+      return;
+    }
+    if (ready && !hashed) return callback();
+    // Acknowledged when both the sink drained and the hashing took the batch.
+    let waiting = (ready ? 0 : 1) + (hashed ? 1 : 0);
+    const done = () => {
+      if (--waiting === 0) callback();
+    };
+    if (!ready) this.sink.once('drain', done);
+    hashed?.then(done, (err: Error) => callback(err));
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    if (this.sink.writableFinished) return callback();
-    this.sink.once('finish', () => callback());
-    this.sink.end();
+    const stored = new Promise<void>((resolve) => {
+      if (this.sink.writableFinished) return resolve();
+      this.sink.once('finish', () => resolve());
+      this.sink.end();
+    });
+    Promise.all([this.hashing.end(), stored]).then(([checksums]) => {
+      this.#checksums = checksums;
+      callback();
+    }, (err: Error) => callback(err));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.hashing.abort();
     if (!this.sink.destroyed && !this.sink.writableFinished) this.sink.destroy(error ?? undefined);
     callback(error);
   }
 
   digests(): Record<ChecksumAlgorithmName, string> {
-    const out = {} as Record<ChecksumAlgorithmName, string>;
-    for (const [a, h] of this.hashes) out[a] = h.digest('hex');
-    return out;
+    if (!this.#checksums) throw new Error('the digests are known once the upload ended');
+    return this.#checksums;
   }
 }
 
