@@ -231,6 +231,29 @@ describe.each(DATABASES)('CNIdentity over HTTP on %s', (database) => {
       expect(subjectInfo(await getInfo(BOB, null)).person[0]!.isMemberOf).toEqual([]);
     });
 
+    it('every operation: a bearer token the CN cannot verify is InvalidToken with the operation\'s detail code', async () => {
+      const s = enc(ALICE);
+      const calls: Array<[string, string, string]> = [
+        ['POST', '/accounts', '4526'],
+        ['PUT', `/accounts/${s}`, '4536'],
+        ['PUT', `/accounts/verification/${s}`, '4543'],
+        ['GET', `/accounts/${s}`, '4564'],
+        ['GET', '/accounts?query=x', '2270'],
+        ['POST', '/accounts/map', '2370'],
+        ['DELETE', `/accounts/map/${s}`, '2370'],
+        ['POST', '/accounts/pendingmap', '2370'],
+        ['GET', `/accounts/pendingmap/${s}`, '4961'],
+        ['PUT', `/accounts/pendingmap/${s}`, '2370'],
+        ['DELETE', `/accounts/pendingmap/${s}`, '2370'],
+        ['POST', '/groups', '2470'],
+        ['PUT', '/groups', '2570'],
+      ];
+      for (const [method, path, detailCode] of calls) {
+        const r = await client.request(method, `/${v}${path}`, { token: 'not-a-jwt' });
+        expectError(r, 'InvalidToken', 401, detailCode);
+      }
+    });
+
     if (v === 'v2') {
       it('echoCredentials: GET /diag/subject answers the expanded SubjectInfo of the session', async () => {
         const alice = subjectInfo(await client.get('/v2/diag/subject', await as(ALICE_ORCID)));

@@ -1,7 +1,7 @@
 import type { Group, Person, SubjectInfo } from '@memberkit/types';
 import type { SubjectDirectory } from '../ports.js';
 import type { AccountRecord, GroupRecord, IdentityStore } from './identity-store.js';
-import { normaliseSubject, VERIFIED_USER } from './subjects.js';
+import { normaliseSubject, subjectKind, VERIFIED_USER } from './subjects.js';
 
 /** A group record as the Group type writes it. */
 export function groupOf(g: GroupRecord): Group {
@@ -21,7 +21,8 @@ export class SqlSubjectDirectory implements SubjectDirectory {
    * Every subject `subject` acts as: itself (as given and normalised), every subject reachable
    * through confirmed equivalences (transitively), every group any of those is a member of
    * (groups do not nest: createGroup/updateGroup refuse a group as a member), and
-   * `verifiedUser` when the subject's own account is verified. Never `public` or
+   * `verifiedUser` when the subject's own account is verified; each ORCID also as
+   * `http://orcid.org/...`. Never `public` or
    * `authenticatedUser`: those are the session's, not the subject's.
    */
   async expand(subject: string): Promise<ReadonlySet<string>> {
@@ -33,6 +34,9 @@ export class SqlSubjectDirectory implements SubjectDirectory {
     for (const g of await this.identities.groupsWithMember([...out])) out.add(g);
     const account = await this.identities.getAccount(normalised);
     if (account?.verified) out.add(VERIFIED_USER);
+    // The federation writes ORCIDs as http://orcid.org/... in system metadata and tokens: a
+    // caller acts as both spellings of each of its ORCIDs, so either one in an access policy counts.
+    for (const s of [...out]) if (subjectKind(s) === 'orcid') out.add(s.replace(/^https:/, 'http:'));
     return out;
   }
 
