@@ -24,6 +24,9 @@ import { coreArea } from './store/core-area.js';
 import { FormatStore } from './store/formats.js';
 import { ReservationStore } from './store/reservations.js';
 import { coreRoutes } from './http/core-routes.js';
+import { readRoutes } from './http/read-routes.js';
+import { authorizationRoutes } from './http/authorization-routes.js';
+import { viewRoutes } from './http/view-routes.js';
 import { NodeRegistry } from './registry/node-registry.js';
 import { registryRoutes } from './registry/routes.js';
 import { registrySchema } from './registry/schema.js';
@@ -44,6 +47,9 @@ const AREAS: readonly CnSchemaArea[] = [
 /** The CN's API groups; each module registers its routes on each version's sub-app. */
 const ROUTE_MODULES: readonly CnRouteModule[] = [
   coreRoutes,
+  readRoutes,
+  authorizationRoutes,
+  viewRoutes,
   registryRoutes,
   tokenRoutes,
   identityRoutes,

@@ -191,7 +191,9 @@ export class CnClient {
     const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...init.headers };
     const res = await fetch(this.baseUrl + path, { method, headers, redirect: 'manual', ...(init.body !== undefined ? { body: init.body } : {}) });
     const text = method === 'HEAD' ? '' : await res.text();
-    if (text && looksLikeXml(text, res.headers.get('content-type'))) this.bodies.push({ label: `${method} ${path} -> ${res.status}`, xml: text });
+    // Every DataONE document is validated; the bytes of an object (get: 200 on /object/{id}) are what was stored.
+    const objectBytes = method === 'GET' && res.status === 200 && /^\/v\d\/object\/./.test(path);
+    if (text && !objectBytes && looksLikeXml(text, res.headers.get('content-type'))) this.bodies.push({ label: `${method} ${path} -> ${res.status}`, xml: text });
     return { status: res.status, headers: res.headers, text };
   }
 

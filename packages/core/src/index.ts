@@ -26,6 +26,8 @@ export { CatalogueWriter, type CatalogueCommit, type ChangeActor } from './servi
 export { CapabilitiesService } from './services/capabilities-service.js';
 export { SessionResolver } from './services/session-resolver.js';
 export { seriesHead, resolveObject } from './services/resolve.js';
+export { checkNewObject, checkHeaderValues, applySystemMetadataUpdate, completeNewSystemMetadata, normalizedChecksum } from './services/sysmeta-rules.js';
+export { objectHeaders, contentDisposition, fileNameOf } from './services/header-values.js';
 export * from './protocol/index.js';
 export { nameToRfc2253, certificateSubject, escapeRfc2253Value } from './identity/rfc2253.js';
 export { parseCertificates, subjectOf, verifyChain, subjectInfoOf, subjectsFromSubjectInfo, SUBJECT_INFO_OID } from './identity/certificate.js';
