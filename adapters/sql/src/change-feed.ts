@@ -41,9 +41,23 @@ export function changesSince(store: SqlStore, seq: number, limit: number): Promi
   });
 }
 
-/** The last committed feed position: one primary-key read. */
-export function changeHead(store: SqlStore): Promise<number> {
-  return store.readOne('read the change feed head', readHead);
+/** The head read last per store, with the SQLite change mark taken before that read. */
+const heads = new WeakMap<SqlStore, { mark: string; head: number }>();
+
+/**
+ * The last committed feed position: one primary-key read. On SQLite, answered from memory
+ * while the store's change mark has not moved (the per-request check of caches and query
+ * indexes then costs no statement).
+ */
+export async function changeHead(store: SqlStore): Promise<number> {
+  const mark = store.changeMark();
+  if (mark !== undefined) {
+    const known = heads.get(store);
+    if (known?.mark === mark) return known.head;
+  }
+  const head = await store.readOne('read the change feed head', readHead);
+  if (mark !== undefined) heads.set(store, { mark, head });
+  return head;
 }
 
 function* readHead(): Routine<number> {

@@ -211,6 +211,14 @@ export class SqliteSync {
     return this.statements.database.inTransaction;
   }
 
+  /**
+   * SQLite's `PRAGMA data_version`: moves when another connection (another process) commits to
+   * the database, not on this connection's own commits.
+   */
+  dataVersion(): number {
+    return this.statements.prepare('PRAGMA data_version').pluck().get() as number;
+  }
+
   /** Runs one statement text without parameters (BEGIN, COMMIT, ROLLBACK). */
   exec(text: string): void {
     this.statements.prepare(text).run();

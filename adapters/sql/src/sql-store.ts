@@ -77,6 +77,8 @@ export class SqlStore {
   /** PostgreSQL/MySQL: the writes waiting for the next group (see `#drain`). */
   #queued: GroupedWrite[] = [];
   #draining = false;
+  /** Write transactions this store committed (see `changeMark`). */
+  #commits = 0;
 
   constructor(options: SqlStoreOptions) {
     this.options = { ...options };
@@ -115,6 +117,17 @@ export class SqlStore {
       this.#handle = handle;
     })();
     return this.#opening;
+  }
+
+  /**
+   * On SQLite, a mark that moves whenever the database may have changed since it was last
+   * read: another process committed (`PRAGMA data_version`) or this store did (a count of its
+   * write commits; taken before a read, a commit racing the read moves it). Read from memory,
+   * no statement on a table. Undefined on other dialects.
+   */
+  changeMark(): string | undefined {
+    const sync = this.#handle?.sync();
+    return sync === undefined ? undefined : `${sync.dataVersion()}:${this.#commits}`;
   }
 
   /** True between the first open() and the last close(). */
@@ -276,6 +289,7 @@ export class SqlStore {
             }
           });
           sync.exec('COMMIT');
+          this.#commits++;
           return done;
         } catch (e) {
           if (sync.inTransaction) sync.exec('ROLLBACK');
@@ -332,7 +346,9 @@ export class SqlStore {
     const attempts = this.options.maxAttempts ?? 5;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#transaction('write', fn);
+        const result = await this.#transaction('write', fn);
+        this.#commits++;
+        return result;
       } catch (e) {
         if (!AdapterError.is(e) && isRetryable(e) && attempt < attempts) {
           await sleep(5 * 2 ** attempt * (0.5 + Math.random()));

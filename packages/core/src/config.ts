@@ -104,6 +104,11 @@ export interface CoreConfig {
   maxObjectBytes?: number;
   /** Largest page listObjects and getLogRecords return whatever count asks. Default 10000. */
   maxPageSize?: number;
+  /**
+   * Records the read operations keep in memory, checked against the catalogue's change feed
+   * before each use (services/record-cache.ts). Default 20000; 0 reads the catalogue every time.
+   */
+  recordCacheSize?: number;
   /** The Coordinating Node and Tier 4 settings; absent: a node on its own (no replication, no CN checks). */
   federation?: FederationConfig;
   /** Timing of the sweep of stranded bytes and of the change feed's retention (services/sweep.ts); defaults there. */

@@ -75,11 +75,14 @@ export class ChangeNotifier {
  * order. `catchUp` reads the head (one cheap query) and hands the entries after the consumer's
  * position to it; call it before answering a request that must reflect every committed change
  * (an object made private elsewhere is then refused at once). Runs are serialized, so a caller
- * always waits for a run that started after it asked.
+ * always waits for a run that started after it asked; callers that ask while a run is under way
+ * share the next run (concurrent requests pay one head read between them).
  */
 export class ChangeFollower {
   private position: number | undefined;
   private last: Promise<void> = Promise.resolve();
+  /** The run not yet started, which every caller asking now joins. */
+  private next: Promise<void> | undefined;
 
   constructor(
     private readonly metadata: CatalogueAdapter,
@@ -105,7 +108,12 @@ export class ChangeFollower {
 
   /** Hand every change committed up to now to the consumer. A no-op before `begin` or without a feed. */
   catchUp(): Promise<void> {
-    const run = this.last.then(() => this.run());
+    if (this.next) return this.next;
+    const run = this.last.then(() => {
+      this.next = undefined;
+      return this.run();
+    });
+    this.next = run;
     this.last = run.catch(() => undefined);
     return run;
   }

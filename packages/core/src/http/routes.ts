@@ -21,6 +21,7 @@ import { parseMultipart, partText } from './multipart.js';
 import { QueryParams } from './params.js';
 import { identifierResponse, NOSNIFF, trueResponse, xmlResponse } from './responses.js';
 import { contentDisposition, fileNameOf, objectHeaders } from '../services/header-values.js';
+import { derivedOnce } from '../services/record-cache.js';
 
 
 /** The path parameter, decoded once (identifiers arrive percent-encoded, `/` as %2F). */
@@ -178,8 +179,8 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   app.get(
     '/meta/:id{.+}',
     operation('MNRead.getSystemMetadata', async (c, ctx) => {
-      const record = await objects.getSystemMetadata(ctx, id(c));
-      return xmlResponse(SystemMetadataCodec.encode(record.sysmeta, version));
+      const { sysmeta } = await objects.getSystemMetadata(ctx, id(c));
+      return xmlResponse(derivedOnce(sysmeta, version, () => SystemMetadataCodec.encode(sysmeta, version)));
     }),
   );
 

@@ -22,6 +22,7 @@ import { TOKENS } from '../tokens.js';
 import { AccessControl } from './access-control.js';
 import { EventService } from './event-service.js';
 import { resolveObject } from './resolve.js';
+import { RecordCache } from './record-cache.js';
 import { OPERATIONS } from '../protocol/operations.js';
 import { readBytes } from '../protocol/range.js';
 import type { FederationHandle } from '../container.js';
@@ -41,9 +42,14 @@ export interface ObjectDownload {
   content: StorageReadResult;
 }
 
+/** The operations served from the record cache: they only read the record they look up. */
+const CACHED: ReadonlySet<Operation> = new Set<Operation>(['MNRead.describe', 'MNRead.getSystemMetadata', 'MNRead.get', 'MNRead.getChecksum', 'MNAuthorization.isAuthorized']);
+
 /** MNRead and MNAuthorization: everything that reads objects and their system metadata. */
 @injectable()
 export class ObjectService {
+  private readonly records: RecordCache;
+
   constructor(
     @inject(TOKENS.Catalogue) private readonly metadata: CatalogueAdapter,
     @inject(TOKENS.Storage) private readonly storage: StorageAdapter,
@@ -52,14 +58,17 @@ export class ObjectService {
     @inject(TOKENS.Config) private readonly config: CoreConfig,
     @inject(TOKENS.Cache) private readonly cache: Keyv,
     @inject(TOKENS.Federation) private readonly federation: FederationHandle,
-  ) {}
+  ) {
+    this.records = new RecordCache(metadata, config.recordCacheSize);
+  }
 
   /**
    * The record of `id` (a SID where the operation table says `op` takes one), if the caller
    * may `permission` it (default: the operation's permission in the table).
    */
   async authorized(ctx: CallContext, op: Operation, id: string, permission: Permission = objectPermission(op)): Promise<ObjectRecord> {
-    const record = await resolveObject(this.metadata, op, id, ctx.version);
+    const load = () => resolveObject(this.metadata, op, id, ctx.version);
+    const record = CACHED.has(op) ? await this.records.lookup(id, load) : await load();
     if (!this.access.allows(ctx.session, record.sysmeta, permission)) {
       throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not ${permission} '${record.sysmeta.identifier}'`, { pid: id });
     }
