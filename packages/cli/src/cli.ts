@@ -5,6 +5,7 @@ import { registerNewCommand } from './commands/new.js';
 import { registerTokenCommand } from './commands/token.js';
 import { registerCnCommands } from './commands/cn.js';
 import { registerCnAdminCommands } from './commands/cn-admin.js';
+import { registerFederationUpCommand } from './commands/federation-up.js';
 
 // This module only declares the commands: each action imports what it runs when it runs, so
 // `--help`, `--version` and light commands never load the core, the adapters or the drivers.
@@ -70,6 +71,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerTokenCommand(program);
   registerCnCommands(program);
   registerCnAdminCommands(program);
+  registerFederationUpCommand(program);
 
   await program.parseAsync(argv);
 }
