@@ -137,6 +137,16 @@ describe.each<SqlDialectName>(['sqlite', 'postgres', 'mysql'])('node registry on
     expect(e3).toMatchObject({ name: 'NotAuthorized', detailCode: '4841' });
   });
 
+  it('cn.registration.autoApprove: a new node is listed at once', async () => {
+    const auto = new CnRegisterService({
+      registry, selfNode: () => SELF, subjects: f.directory, isAdministrator: () => false,
+      registration: { autoApprove: true, allowLoopback: true }, logger: silentLogger,
+    });
+    await auto.register(authenticatedSession('CN=x'), node('urn:node:AUTO', 'http://127.0.0.1:9999/mn'));
+    expect((await registry.get('urn:node:AUTO'))?.approved).toBe(true);
+    expect((await auto.listNodes()).node.map((n) => n.identifier)).toEqual(['urn:node:CNTEST', 'urn:node:AUTO']);
+  });
+
   it('register drops the CN-owned fields a document carries and an empty services list; listNodes puts the CN first', async () => {
     const session = authenticatedSession('CN=urn:node:N5,DC=dataone,DC=org');
     const claimed = node('urn:node:N5', 'https://n5.example.org/mn', {
