@@ -177,7 +177,8 @@ export class CnWrites {
     if (authoritative === undefined) throw invalid('systemMetadata/authoritativeMemberNode (or originMemberNode) must name the Member Node that holds the object');
     checkHeaderValues(op, sm, pid);
     await this.requireUnused(op, pid, 'pid', pid, 'InvalidRequest');
-    if (sm.seriesId !== undefined) await this.requireUnused(op, sm.seriesId, 'seriesId', pid, 'InvalidSystemMetadata');
+    // A registered object may continue a series already known here; a SID may not be a PID.
+    if (sm.seriesId !== undefined && (await this.s.metadata.identifierUse(sm.seriesId)) !== 'sid') await this.requireUnused(op, sm.seriesId, 'seriesId', pid, 'InvalidSystemMetadata');
     const now = this.s.clock.now();
     // The Member Node's record as it stands: its revision, dates and replicas are kept.
     const sysmeta: StoredSystemMetadata = {

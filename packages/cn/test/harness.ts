@@ -193,7 +193,8 @@ export class CnClient {
     const text = method === 'HEAD' ? '' : await res.text();
     // Every DataONE document is validated; the bytes of an object (get: 200 on /object/{id}) are what was stored.
     const objectBytes = method === 'GET' && res.status === 200 && /^\/v\d\/object\/./.test(path);
-    if (text && !objectBytes && looksLikeXml(text, res.headers.get('content-type'))) this.bodies.push({ label: `${method} ${path} -> ${res.status}`, xml: text });
+    const html = /html/i.test(res.headers.get('content-type') ?? '');
+    if (text && !objectBytes && !html && looksLikeXml(text, res.headers.get('content-type'))) this.bodies.push({ label: `${method} ${path} -> ${res.status}`, xml: text });
     return { status: res.status, headers: res.headers, text };
   }
 
