@@ -105,6 +105,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async close(): Promise<void> {
+    this.flush();
     this.db?.pragma('optimize');
     this.db?.close();
     this.db = undefined;
@@ -119,28 +120,69 @@ export class SqliteSearchIndex implements SearchIndex {
    * steps. The indexer writes one document of a PID at a time.
    */
   async upsert(doc: IndexDoc): Promise<void> {
-    const s = this.stmts;
     const rows = multiRows(doc);
     // Access first (ord keeps the document's own order of values).
     rows.sort((a, b) => Number(ACCESS_FIELDS.has(b[0])) - Number(ACCESS_FIELDS.has(a[0])));
-    for (let from = 0; from === 0 || from < rows.length; from += VALUE_CHUNK) {
-      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      this.conn.transaction(() => {
-        if (from === 0) {
-          s.upsertDoc.run(doc.id, ...columnValues(doc, DOC_COLUMNS));
-          const rid = s.ridOf.get(doc.id) as number;
-          s.ftsDelete.run(rid);
-          s.ftsInsert.run(rid, ...TEXT_FIELDS.map((f) => (doc[f] === undefined ? null : String(doc[f]))));
-          s.mvDeleteOwn.run(doc.id);
-        }
-        const end = Math.min(rows.length, from + VALUE_CHUNK);
-        for (let i = from; i < end; i++) s.mvInsert.run(doc.id, rows[i]![0], rows[i]![1], rows[i]![2], '');
-      })();
+    if (rows.length <= VALUE_CHUNK) {
+      // The documents of one turn of the event loop (concurrent creates) share a transaction.
+      return new Promise<void>((resolve, reject) => {
+        this.pending.push({ doc, rows, resolve, reject });
+        if (this.pending.length === 1) setImmediate(() => this.flush());
+      });
     }
+    this.flush();
+    for (let from = 0; from < rows.length; from += VALUE_CHUNK) {
+      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      this.conn.transaction(() => this.writeDoc(doc, rows, from, Math.min(rows.length, from + VALUE_CHUNK)))();
+    }
+  }
+
+  /** Small documents waiting for their shared transaction (see upsert). */
+  private pending: Array<{ doc: IndexDoc; rows: ReturnType<typeof multiRows>; resolve: () => void; reject: (e: unknown) => void }> = [];
+
+  /**
+   * Writes the waiting documents in one transaction. Every other operation flushes first, so
+   * the index applies operations in the order they were asked for. A failing document fails
+   * the group: each is then written alone, so only it fails.
+   */
+  private flush(): void {
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    try {
+      this.conn.transaction(() => {
+        for (const p of batch) this.writeDoc(p.doc, p.rows, 0, p.rows.length);
+      })();
+    } catch {
+      for (const p of batch) {
+        try {
+          this.conn.transaction(() => this.writeDoc(p.doc, p.rows, 0, p.rows.length))();
+          p.resolve();
+        } catch (err) {
+          p.reject(err);
+        }
+      }
+      return;
+    }
+    for (const p of batch) p.resolve();
+  }
+
+  /** Rows `from`..`end` of a document's values; from 0, its row and text first. */
+  private writeDoc(doc: IndexDoc, rows: ReturnType<typeof multiRows>, from: number, end: number): void {
+    const s = this.stmts;
+    if (from === 0) {
+      s.upsertDoc.run(doc.id, ...columnValues(doc, DOC_COLUMNS));
+      const rid = s.ridOf.get(doc.id) as number;
+      s.ftsDelete.run(rid);
+      s.ftsInsert.run(rid, ...TEXT_FIELDS.map((f) => (doc[f] === undefined ? null : String(doc[f]))));
+      s.mvDeleteOwn.run(doc.id);
+    }
+    for (let i = from; i < end; i++) s.mvInsert.run(doc.id, rows[i]![0], rows[i]![1], rows[i]![2], '');
   }
 
   /** Many documents in one transaction (bulk loads, benchmarks). */
   upsertMany(docs: readonly IndexDoc[]): void {
+    this.flush();
     const s = this.stmts;
     this.conn.transaction(() => {
       for (const doc of docs) {
@@ -155,6 +197,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async remove(pid: string): Promise<void> {
+    this.flush();
     const s = this.stmts;
     this.conn.transaction(() => {
       const rid = s.ridOf.get(pid) as number | undefined;
@@ -174,6 +217,7 @@ export class SqliteSearchIndex implements SearchIndex {
    * is eventually consistent anyway); the indexer writes one map's relations at a time.
    */
   async setRelations(source: string, relations: readonly Relation[]): Promise<void> {
+    this.flush();
     const s = this.stmts;
     for (let from = 0; from === 0 || from < relations.length; from += RELATION_CHUNK) {
       if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -189,6 +233,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async search(req: SearchRequest): Promise<SearchResult> {
+    this.flush();
     const db = this.conn;
     const scope = accessScope(req.readableBy);
     const with_ = scope.cte;
@@ -245,10 +290,12 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** Refresh the planner's statistics (after bulk loads). */
   analyze(): void {
+    this.flush();
     this.conn.exec('ANALYZE');
   }
 
   async ids(after: string | undefined, limit: number): Promise<string[]> {
+    this.flush();
     return this.conn
       .prepare('SELECT id FROM docs WHERE id > ? ORDER BY id LIMIT ?')
       .pluck()
@@ -256,10 +303,12 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async state(key: string): Promise<string | undefined> {
+    this.flush();
     return this.conn.prepare('SELECT value FROM state WHERE key = ?').pluck().get(key) as string | undefined;
   }
 
   async setState(key: string, value: string): Promise<void> {
+    this.flush();
     this.conn.prepare('INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 }
