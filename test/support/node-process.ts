@@ -43,15 +43,34 @@ export function writeConfig(dir: string, overrides: Record<string, unknown> = {}
   writeFileSync(join(dir, 'memberkit.config.json'), JSON.stringify(config, null, 2));
 }
 
+export interface StartOptions {
+  /**
+   * `--workers`: processes behind the port (`memberkit serve --workers N`; the child is then the
+   * cluster's primary). Default 1, one process, whatever `server.workers` says; a checkout
+   * without the option (an older --compare ref) is started without it.
+   */
+  workers?: number | 'auto';
+}
+
+/** Whether the CLI of `root` has `serve --workers`. */
+function knowsWorkers(root: string): boolean {
+  try {
+    return readFileSync(join(root, 'packages/cli/src/cli.ts'), 'utf8').includes("'--workers <n>'");
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Start `memberkit serve dir` in a separate process, the way `npm start` does, and wait
  * until it prints its URL. `root`: the checkout whose CLI runs (another commit's worktree for
  * the benchmark's --compare; default this one).
  */
-export async function startNodeProcess(dir: string, extraArgs: string[] = [], root = ROOT): Promise<NodeProcess> {
+export async function startNodeProcess(dir: string, extraArgs: string[] = [], root = ROOT, options: StartOptions = {}): Promise<NodeProcess> {
+  const workers = options.workers !== undefined || knowsWorkers(root) ? ['--workers', String(options.workers ?? 1)] : [];
   const child = spawn(
     process.execPath,
-    [...(process.env.MEMBERKIT_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--conditions=@memberkit/source', '--import', 'tsx', join(root, 'packages/cli/src/bin.ts'), 'serve', dir, '--port', '0', '--host', '127.0.0.1', ...extraArgs],
+    [...(process.env.MEMBERKIT_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--conditions=@memberkit/source', '--import', 'tsx', join(root, 'packages/cli/src/bin.ts'), 'serve', dir, '--port', '0', '--host', '127.0.0.1', ...workers, ...extraArgs],
     { cwd: root, env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.dev.json') }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -60,7 +79,8 @@ export async function startNodeProcess(dir: string, extraArgs: string[] = [], ro
       // Not left running behind a failed start.
       child.kill('SIGKILL');
       reject(new Error(`node did not start: ${output}`));
-    }, 30_000).unref();
+      // Workers start one after the other (the first alone).
+    }, options.workers === undefined || options.workers === 1 ? 30_000 : 90_000).unref();
     const onData = (d: Buffer) => {
       output += d.toString();
       const m = /memberkit node at http:\/\/localhost:(\d+)/.exec(output);

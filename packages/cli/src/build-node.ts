@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { createLogger, createMemberNode, createNodeMetrics, isWrapStorage, observeRequests, pidFromPath, WrapScanner, type CoreConfig, type Logger, type MemberNode, type NodeMetrics } from '@memberkit/core';
 import type { CatalogueAdapter, StorageAdapter } from '@memberkit/types';
 import { createPackagesExtension, createViewsExtension } from '@memberkit/views';
-import { createQueryExtension } from '@memberkit/query';
+import { createQueryExtension, type QueryExtension } from '@memberkit/query';
 import { catalogueBackend, storageBackend, type BackendContext, type Backends, type Catalogue, type ScanReport, type WrapOptions } from './backends/index.js';
 import type { MemberkitConfig } from './config-schema.js';
 import { formatRulesProblems } from '@memberkit/science';
@@ -19,6 +19,18 @@ export interface BuiltNode {
   metrics?: NodeMetrics;
   /** Stop background work (rescans), then close the node. */
   close(): Promise<void>;
+  /** Present when this process keeps the query index current: apply every change committed so far (asked by the other workers). */
+  indexCatchUp?(): Promise<void>;
+}
+
+/**
+ * A worker of `memberkit serve --workers` other than the first: the first worker runs the
+ * background work of the folder (wrap scans, the sweep of stranded bytes, query indexing) so
+ * it runs once; this one serves requests only, and asks the first to bring the shared query
+ * index up to date before each query.
+ */
+export interface FollowerRole {
+  indexCatchUp(): Promise<void>;
 }
 
 export function toCoreConfig(config: MemberkitConfig, port: number, resolve: (p: string) => string = (p) => p): CoreConfig {
@@ -149,13 +161,14 @@ function wrapOptions(config: MemberkitConfig): WrapOptions {
   };
 }
 
-/** MNQuery over the configured index (SQLite file next to the configuration, or PostgreSQL). */
-function queryExtension(loaded: LoadedConfig) {
+/** MNQuery over the configured index (SQLite file next to the configuration, or PostgreSQL); a follower only reads it. */
+function queryExtension(loaded: LoadedConfig, follower?: FollowerRole) {
   const q = loaded.config.extensions.query;
-  if (q.index === 'postgres') return createQueryExtension({ index: { kind: 'postgres', url: q.url!, schema: q.schema } });
+  const elsewhere = follower ? { indexedElsewhere: { catchUp: () => follower.indexCatchUp() } } : {};
+  if (q.index === 'postgres') return createQueryExtension({ index: { kind: 'postgres', url: q.url!, schema: q.schema }, ...elsewhere });
   const file = resolvePath(loaded, q.file);
   mkdirSync(dirname(file), { recursive: true });
-  return createQueryExtension({ index: { kind: 'sqlite', file } });
+  return createQueryExtension({ index: { kind: 'sqlite', file }, ...elsewhere });
 }
 
 /** The wrap-mode scanner of a configuration (also used by `memberkit scan`): the core's, over the storage's listing. */
@@ -186,22 +199,22 @@ export function createScanner(loaded: LoadedConfig, storage: StorageAdapter, met
   });
 }
 
-/** The node of a configuration: core, adapters and the enabled extensions. */
-async function createNode(loaded: LoadedConfig, parts: Parts, port: number, logger: Logger): Promise<MemberNode> {
+/** The node of a configuration: core, adapters and the enabled extensions (a follower: no sweep, the query index only read). */
+async function createNode(loaded: LoadedConfig, parts: Parts, port: number, logger: Logger, follower?: FollowerRole): Promise<MemberNode> {
   const { config } = loaded;
   return createMemberNode(
     toCoreConfig(config, port, (p) => resolvePath(loaded, p)),
     { storage: parts.storage, metadata: parts.catalogue.metadata, eventLog: parts.catalogue.eventLog, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) },
-    { logger, extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL, federation: () => loaded.config.federation?.cnBaseUrl })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded)] : [])] },
+    { logger, ...(follower ? { sweep: false as const } : {}), extensions: [...(config.extensions.views ? [createViewsExtension({ baseURL: () => loaded.config.node.baseURL, federation: () => loaded.config.federation?.cnBaseUrl })] : []), ...(config.extensions.packages ? [createPackagesExtension()] : []), ...(config.extensions.query.enabled ? [queryExtension(loaded, follower)] : [])] },
   );
 }
 
 /** Compose adapters and core from a loaded configuration (the composition root). */
-export async function buildNode(loaded: LoadedConfig, options: { port: number; logger?: Logger }): Promise<BuiltNode> {
+export async function buildNode(loaded: LoadedConfig, options: { port: number; logger?: Logger; follower?: FollowerRole }): Promise<BuiltNode> {
   const { config } = loaded;
   const logger = options.logger ?? createLogger({ level: config.log.level });
   const parts = await createParts(loaded, logger);
-  const node = await createNode(loaded, parts, options.port, logger);
+  const node = await createNode(loaded, parts, options.port, logger, options.follower);
   let metrics: NodeMetrics | undefined;
   if (config.metrics.enabled) {
     metrics = createNodeMetrics({ metadata: parts.catalogue.metadata, ...(parts.catalogue.jobs ? { jobs: parts.catalogue.jobs } : {}) });
@@ -209,7 +222,8 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
   }
   let scanner: WrapScanner | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
-  if (config.wrap) {
+  // A follower scans nothing: the first worker scans (once, then every rescanIntervalSeconds).
+  if (config.wrap && !options.follower) {
     scanner = createScanner(loaded, parts.storage, parts.catalogue.metadata, node, parts.ctx, logger);
     const counts = (r: ScanReport) => ({ added: r.added, changed: r.changed, removed: r.removed, unchanged: r.unchanged, skipped: r.skipped.length });
     // Objects appear as they are hashed: the node answers while the first scan runs, and
@@ -245,6 +259,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
       });
     }
   }
+  const indexer = (node.services.extensions.find((e) => e.name === 'query') as QueryExtension | undefined)?.indexer;
   return {
     node,
     ...(scanner ? { scanner } : {}),
@@ -254,6 +269,7 @@ export async function buildNode(loaded: LoadedConfig, options: { port: number; l
       await watcher?.stop();
       await node.close();
     },
+    ...(indexer ? { indexCatchUp: () => indexer.catchUp() } : {}),
   };
 }
 

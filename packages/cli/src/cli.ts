@@ -10,6 +10,13 @@ import { registerFederationUpCommand } from './commands/federation-up.js';
 // This module only declares the commands: each action imports what it runs when it runs, so
 // `--help`, `--version` and light commands never load the core, the adapters or the drivers.
 
+function workers(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('workers is "auto" or an integer from 1 to 256');
+  return n;
+}
+
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
@@ -46,7 +53,8 @@ export async function runCli(argv: string[]): Promise<void> {
     .option('--host <host>', 'address to listen on (overrides server.host)')
     .option('--base-url <url>', 'public base URL published in the Node document (overrides node.baseURL)')
     .option('--init', 'create the node first when the folder holds no configuration (as `memberkit init`)')
-    .action(async (dir: string | undefined, opts: { config?: string; port?: number; host?: string; baseUrl?: string; init?: boolean }) => {
+    .option('--workers <n>', 'processes serving behind the one port: a number, or auto (overrides server.workers; 1: one process)', workers)
+    .action(async (dir: string | undefined, opts: { config?: string; port?: number; host?: string; baseUrl?: string; init?: boolean; workers?: number | 'auto' }) => {
       // A folder whose node.type is "cn" holds a Coordinating Node.
       const cn = await import('./commands/cn.js');
       if (dir !== undefined && (await cn.isCnFolder(dir, opts.config))) return cn.cnServeCommand(dir, opts);

@@ -52,6 +52,7 @@ export const configSchema = z.strictObject({
     port: doc(z.number().int().min(0).max(65535).default(8080), 'TCP port (`0`: any free port). `--port` overrides it.'),
     host: doc(z.string().default('0.0.0.0'), 'Address to listen on; `127.0.0.1` behind a local reverse proxy. `--host` overrides it.'),
     basePath: doc(z.string().regex(/^(\/[^/]+)*$/, 'basePath must look like /mn (or be empty)').default('/mn'), 'Path prefix of the API: `{basePath}/v1/...` and `{basePath}/v2/...`; empty for none.'),
+    workers: doc(z.union([z.number().int().min(1).max(256), z.literal('auto')]).default('auto'), 'Node processes serving this folder behind the one port (node:cluster), sharing its catalogue and storage: `1` is a single process; `"auto"` is the number of cores when the catalogue is PostgreSQL or MariaDB/MySQL, or SQLite under a read-only node (`wrap`, or a mapped catalogue), and `1` for a writable SQLite node (SQLite has one writer at a time). The first worker alone runs the background work (wrap scans, the sweep, query indexing); every worker claims federation jobs (each job runs once). `--workers` overrides it. See README "Several processes".'),
     tls: doc(z.strictObject({
       cert: doc(z.string().min(1), 'The server certificate (chain), PEM file.'),
       key: doc(z.string().min(1), 'Its private key, PEM file.'),

@@ -16,7 +16,7 @@ export { parseMultipart, partText } from './http/multipart.js';
 export * from './server.js';
 export { createApp, createBaseApp, operationRoute, answerUnknownPaths, rawPath } from './http/app.js';
 export { observeRequests, type RequestRecord, type RequestObserver } from './http/request-log.js';
-export { createNodeMetrics, serveMetrics, type NodeMetrics, type ScanCounts } from './http/metrics.js';
+export { aggregateMetrics, createNodeMetrics, serveMetrics, type MetricsSnapshot, type NodeMetrics, type ScanCounts } from './http/metrics.js';
 export type { NodeServices } from './http/services.js';
 export { AccessControl } from './services/access-control.js';
 export { ObjectService } from './services/object-service.js';

@@ -18,6 +18,14 @@ export interface QueryExtensionOptions extends IndexerOptions, SolrEngineOptions
   index?: SearchIndex | IndexConfig;
   /** Further engines besides `solr` (their own indexes, kept current by their owners). */
   engines?: readonly QueryEngine[];
+  /**
+   * Another process keeps `index` current (`memberkit serve --workers`: the first worker
+   * indexes, the others read the shared index): this process runs no indexer, so one index
+   * is never written by two (a late writer could put an older version back). Before each
+   * query it asks that process, with `catchUp`, to apply every change committed so far, so an
+   * object made private anywhere is refused here at once too.
+   */
+  indexedElsewhere?: { catchUp(): Promise<void> };
 }
 
 export interface QueryExtension extends NodeExtension {
@@ -142,8 +150,13 @@ export function createQueryExtension(options: QueryExtensionOptions = {}): Query
     },
     async open(kit: ExtensionKit) {
       await index.open();
+      if (options.indexedElsewhere) {
+        kit.logger.debug({}, 'query index: read here, kept current by another process');
+        return;
+      }
       indexer = new CatalogueIndexer(index, { metadata: kit.metadata, storage: kit.storage, logger: kit.logger }, options);
       indexer.start();
+      kit.logger.debug({}, 'query index: this process follows the change feed into the index');
     },
     async close() {
       await indexer?.stop();
@@ -166,7 +179,7 @@ export function createQueryExtension(options: QueryExtensionOptions = {}): Query
         if (!parts || !engine) throw fail('MNQuery.query', 'NotFound', `no query engine named '${parts?.engine ?? ''}' on this node (see listQueryEngines: ${[...engines.keys()].join(', ')})`);
         const readableBy = kit.access.listingFilter(ctx.session);
         // Every change committed so far, by any process, is in the index before it answers.
-        await indexer?.catchUp();
+        await (indexer ? indexer.catchUp() : options.indexedElsewhere?.catchUp());
         try {
           const params: QueryParamList = [...engineParams(parts.rest), ...(c.req.method === 'POST' ? await formParams(c, maxBodyBytes) : [])];
           const r = await engine.query(params, { ...(readableBy ? { readableBy } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) });

@@ -1,8 +1,11 @@
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { serveMetrics, serveNode } from '@memberkit/core';
 import { buildNode, tlsOptions } from '../build-node.js';
+import { WORKER_ENV, type WorkerSettings } from '../cluster-messages.js';
+import { workerCount, type WorkersSetting } from '../cluster-size.js';
 import { nodeIdentifierProblem } from '../config-schema.js';
 import { DEV_KEY_FILE, DEV_SUBJECT, loadConfig } from '../load-config.js';
 import { listenError } from '../startup-errors.js';
@@ -13,6 +16,8 @@ export interface ServeFlags {
   host?: string;
   baseUrl?: string;
   init?: boolean;
+  /** Processes behind the port (overrides server.workers); 1: this process serves alone. */
+  workers?: WorkersSetting;
 }
 
 function firstRunHelp(dataDir: string, url: string, devKey: boolean): string {
@@ -44,11 +49,23 @@ function freePort(host: string): Promise<number> {
   });
 }
 
-/** `memberkit serve`: load, build, listen; the banner and hints go to stderr, logs to stdout. */
+/**
+ * `memberkit serve`: load, build, listen; the banner and hints go to stderr, logs to stdout.
+ * With several workers (server.workers, --workers) this process is the cluster's primary:
+ * it validates the configuration (and writes a first-run one), chooses the port, and runs
+ * the workers (cluster-primary.ts), each of which comes back here as a worker.
+ */
 export async function serveCommand(dir: string, opts: ServeFlags): Promise<void> {
+  const workerSettings = cluster.isWorker ? process.env[WORKER_ENV] : undefined;
+  if (workerSettings !== undefined) {
+    const { runClusterWorker } = await import('../cluster-worker.js');
+    return runClusterWorker(JSON.parse(workerSettings) as WorkerSettings);
+  }
   const loaded = await loadConfig({ dataDir: dir, ...(opts.config ? { configFile: opts.config } : {}), ...(opts.init ? { init: true } : {}) });
   if (opts.baseUrl) loaded.config.node.baseURL = opts.baseUrl;
   const host = opts.host ?? loaded.config.server.host;
+  const workers = workerCount(loaded.config, opts.workers ?? loaded.config.server.workers);
+  if (workers.count > 1) return serveCluster(loaded, opts, host, workers);
   let listenPort = opts.port ?? loaded.config.server.port;
   if (listenPort === 0 && loaded.config.node.baseURL === undefined) listenPort = await freePort(host);
   const built = await buildNode(loaded, { port: listenPort });
@@ -84,4 +101,33 @@ export async function serveCommand(dir: string, opts: ServeFlags): Promise<void>
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+}
+
+/** Several workers behind one port: the port is chosen here, before any worker starts, so all of them and the banner agree. */
+async function serveCluster(loaded: Awaited<ReturnType<typeof loadConfig>>, opts: ServeFlags, host: string, workers: { count: number; reason: string }): Promise<void> {
+  let port = opts.port ?? loaded.config.server.port;
+  if (port === 0) port = await freePort(host);
+  const idProblem = nodeIdentifierProblem(loaded.config.node.identifier);
+  const { runClusterPrimary } = await import('../cluster-primary.js');
+  const tls = loaded.config.server.tls !== undefined;
+  await runClusterPrimary({
+    loaded,
+    count: workers.count,
+    warnings: idProblem ? [{ fields: { identifier: loaded.config.node.identifier }, message: `${idProblem}; \`memberkit register\` will refuse it` }] : [],
+    settings: {
+      dir: loaded.baseDir,
+      // The file named, or the one in the folder (written by --init here if it was missing).
+      configFile: loaded.file,
+      port,
+      host,
+      ...(loaded.config.node.baseURL !== undefined ? { baseUrl: loaded.config.node.baseURL } : {}),
+    },
+    banner(metricsPort) {
+      const url = `${tls ? 'https' : 'http'}://localhost:${port}${loaded.config.server.basePath}`;
+      if (loaded.created) console.error(`wrote a first-run configuration to ${loaded.file}`);
+      console.error(firstRunHelp(loaded.baseDir, url, existsSync(join(loaded.baseDir, DEV_KEY_FILE))));
+      console.error(`  workers:       ${workers.count} processes behind port ${port} (${workers.reason})`);
+      if (metricsPort !== undefined) console.error(`  metrics:       curl http://${loaded.config.metrics.host}:${metricsPort}/metrics (every worker's, aggregated)`);
+    },
+  });
 }

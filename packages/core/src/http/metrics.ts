@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobStore, CatalogueAdapter } from '@memberkit/types';
 import type { RequestRecord } from './request-log.js';
 
@@ -46,6 +46,8 @@ export function createNodeMetrics(options: { metadata: CatalogueAdapter; jobs?: 
     name: 'memberkit_catalogue_objects',
     help: 'Objects in the catalogue (read at scrape time)',
     registers: [registry],
+    // Every worker of one node reads the same shared catalogue: one answer, not their sum.
+    aggregator: 'first',
     async collect() {
       this.set((await options.metadata.list({ start: 0, count: 0 })).total);
     },
@@ -57,6 +59,7 @@ export function createNodeMetrics(options: { metadata: CatalogueAdapter; jobs?: 
       help: 'Durable jobs (replication...) by state (read at scrape time)',
       labelNames: ['state'],
       registers: [registry],
+      aggregator: 'first',
       async collect() {
         for (const state of JOB_STATES) this.set({ state }, (await jobs.list({ state })).length);
       },
@@ -93,6 +96,19 @@ export function createNodeMetrics(options: { metadata: CatalogueAdapter; jobs?: 
       },
     },
   };
+}
+
+/** What one process's metrics hold at a scrape (`registry.getMetricsAsJSON()`), as sent between processes. */
+export type MetricsSnapshot = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/**
+ * One scrape of several processes serving one node (`memberkit serve --workers`): counters,
+ * histograms and process figures summed over the workers' snapshots; what each reads from the
+ * shared catalogue (objects, jobs) taken once.
+ */
+export async function aggregateMetrics(snapshots: MetricsSnapshot[]): Promise<{ contentType: string; text: string }> {
+  const registry = AggregatorRegistry.aggregate(snapshots);
+  return { contentType: registry.contentType, text: await registry.metrics() };
 }
 
 /** Serve `GET /metrics` (Prometheus text format) on its own port. */
