@@ -30,11 +30,21 @@ function freePort(host: string): Promise<number> {
   });
 }
 
-/** True when the folder's (or the named) configuration declares a Coordinating Node. */
+/**
+ * True when the folder's (or the named) configuration declares a Coordinating Node
+ * (`node.type` "cn"). Reads the JSON only: a Member Node's start does not load @memberkit/cn.
+ */
 export async function isCnFolder(dir: string, configFile?: string): Promise<boolean> {
-  const { isCnConfigFile, CN_CONFIG_FILE_NAME } = await import('@memberkit/cn');
+  const { readFile } = await import('node:fs/promises');
   const { join, resolve } = await import('node:path');
-  return isCnConfigFile(configFile ? resolve(configFile) : join(resolve(dir), CN_CONFIG_FILE_NAME));
+  const { CONFIG_FILE_NAME } = await import('../node-files.js');
+  try {
+    const raw = JSON.parse(await readFile(configFile ? resolve(configFile) : join(resolve(dir), CONFIG_FILE_NAME), 'utf8')) as { node?: { type?: unknown } } | null;
+    return raw?.node?.type === 'cn';
+  } catch {
+    // Missing or unreadable: the Member Node's loader reports it.
+    return false;
+  }
 }
 
 /** `memberkit cn serve DIR`: load, build, listen; the banner goes to stderr, logs to stdout. */
