@@ -157,7 +157,9 @@ try {
           log(`${scenario.name} [${backend.name}]: FAILED ${String(err)}`);
         } finally {
           // A scenario's gigabytes go before the next one starts.
+          const t1 = performance.now();
           rmSync(scenarioTmp, { recursive: true, force: true });
+          if (performance.now() - t1 > 2000) log(`${scenario.name} [${backend.name}]: its folders removed in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
         }
       }
     } finally {
