@@ -34,7 +34,7 @@ describe.each(DATABASES)('CNCore on %s', (database) => {
   const pid = (stem: string) => `${stem}-${database}-${++n}`;
 
   beforeAll(async () => {
-    cn = await startCn({ database, config: { cn: { identity: { verifiers: [VERIFIER] } } } });
+    cn = await startCn({ database, config: { cn: { identity: { verifiers: [VERIFIER] } }, limits: { maxObjectBytes: 64 * 1024 } } });
     client = new CnClient(cn.baseUrl);
     [admin, alice, bob] = await Promise.all([cn.token(CN_ADMIN), cn.token(ALICE), cn.token(BOB)]);
   });
@@ -216,6 +216,11 @@ describe.each(DATABASES)('CNCore on %s', (database) => {
       expectError(await client.form('POST', '/v2/object', { pid: other, sysmeta: xml(sysmeta) }, { token: admin }), 'InvalidRequest', 400, '4891');
     });
 
+    it('create: an object larger than limits.maxObjectBytes is InsufficientResources', async () => {
+      const big = 'x'.repeat(64 * 1024 + 1);
+      expectError(await createObject(client, admin, { pid: pid('big'), bytes: big, rightsHolder: ALICE, formatId: 'text/plain' }), 'InsufficientResources', 413, '4897');
+    });
+
     it.each(VERSIONS)('registerSystemMetadata (%s): system metadata only; get answers NotFound (no bytes here), describe and getSystemMetadata answer', async (version) => {
       const id = pid('data');
       const sm = memberNodeSysmeta(id, 'urn:node:MNA', { serialVersion: 3 });
@@ -339,6 +344,36 @@ describe.each(DATABASES)('CNCore on %s', (database) => {
       expectError(await client.get('/v2/log?fromDate=yesterday', { token: admin }), 'InvalidRequest', 400, '1480');
       expectError(await client.get('/v1/log?event=updateSystemMetadata', { token: admin }), 'InvalidRequest', 400, '1480');
     });
+  });
+});
+
+describe('credentials the CN cannot verify', () => {
+  let cn: CnProcess;
+  let client: CnClient;
+  beforeAll(async () => {
+    cn = await startCn();
+    client = new CnClient(cn.baseUrl);
+  });
+  afterAll(async () => {
+    await cn?.stop();
+  });
+  afterEach(async () => {
+    await client.validate();
+  });
+
+  it("a bearer token the CN did not sign is InvalidToken, with each operation's detail code", async () => {
+    const { generateTokenKeyPair, mintToken } = await import('@memberkit/core');
+    const stranger = await mintToken(generateTokenKeyPair().privateKeyPem, { subject: ALICE });
+    expectError(await client.form('POST', '/v2/reserve', { pid: 'x' }, { token: stranger }), 'InvalidToken', 401, '4190');
+    expectError(await client.form('POST', '/v2/generate', { scheme: 'UUID' }, { token: stranger }), 'InvalidToken', 401, '4190');
+    expectError(await client.get('/v2/log', { token: stranger }), 'InvalidToken', 401, '1470');
+    expectError(await client.get('/v2/reserve/x?subject=y', { token: stranger }), 'InvalidToken', 401, '4922');
+    expectError(await client.get('/v2/object/x', { token: stranger }), 'InvalidToken', 401, '1010');
+    expectError(await client.get('/v2/meta/x', { token: stranger }), 'InvalidToken', 401, '1050');
+    expectError(await client.get('/v2/resolve/x', { token: stranger }), 'InvalidToken', 401, '4130');
+    expectError(await client.request('PUT', '/v2/archive/x', { token: stranger }), 'InvalidToken', 401, '4973');
+    expectError(await client.request('DELETE', '/v2/object/x', { token: stranger }), 'InvalidToken', 401, '4963');
+    expectError(await client.form('POST', '/v2/meta', { pid: 'x' }, { token: stranger }), 'InvalidToken', 401, '4865');
   });
 });
 
