@@ -99,6 +99,18 @@ export class CnWrites {
     if (reservation?.subject === DELETED_SUBJECT) throw fail(op, exception, `${what} '${id}' belonged to an object deleted from the federation; an identifier is never reused`, { pid });
   }
 
+  /**
+   * "Later create/update calls for [a reserved identifier] must come from the same principal":
+   * the object's submitter (on whose behalf the CN records it; default the caller) or one of
+   * its equivalent identities must hold a live reservation of `id`.
+   */
+  private async requireReservationHolder(op: Operation, id: string, principal: string, pid: string): Promise<void> {
+    const reservation = await this.s.reservations.get(id, this.s.clock.now());
+    if (reservation === undefined || reservation.subject === DELETED_SUBJECT) return;
+    if ((await this.s.subjects.expand(principal)).has(reservation.subject)) return;
+    throw fail(op, 'NotAuthorized', `'${id}' is reserved by another subject until its reservation expires; only '${reservation.subject}' (or its equivalent identities) may submit it`, { pid });
+  }
+
   /** Commit one change with its event; `conflict` and `already-exists` surface as the operation's exceptions. */
   private async commit(ctx: CallContext, op: Operation, pid: string, change: CatalogueChange, event: string, notices: ObjectChange[], intents: readonly string[] = []): Promise<void> {
     try {
@@ -138,6 +150,7 @@ export class CnWrites {
       checkNewObject(op, { ...sm, formatId: OCTET_STREAM_FORMAT_ID }, pid, upload.pending);
       await this.requireUnused(op, pid, 'pid');
       if (sm.seriesId !== undefined) await this.requireUnused(op, sm.seriesId, 'seriesId', pid);
+      await this.requireReservationHolder(op, pid, sm.submitter ?? ctx.session.subject, pid);
       const sysmeta = completeNewSystemMetadata(sm, { submitter: sm.submitter ?? ctx.session.subject, now: this.s.clock.now(), nodeId: this.s.config.node.identifier });
       const intent = await this.s.writer.intend(pid);
       const storageKey = await upload.pending.commit(pid);
@@ -177,6 +190,7 @@ export class CnWrites {
     if (authoritative === undefined) throw invalid('systemMetadata/authoritativeMemberNode (or originMemberNode) must name the Member Node that holds the object');
     checkHeaderValues(op, sm, pid);
     await this.requireUnused(op, pid, 'pid', pid, 'InvalidRequest');
+    await this.requireReservationHolder(op, pid, sm.submitter ?? sm.rightsHolder, pid);
     // A registered object may continue a series already known here; a SID may not be a PID.
     if (sm.seriesId !== undefined && (await this.s.metadata.identifierUse(sm.seriesId)) !== 'sid') await this.requireUnused(op, sm.seriesId, 'seriesId', pid, 'InvalidSystemMetadata');
     const now = this.s.clock.now();

@@ -216,6 +216,17 @@ describe.each(DATABASES)('CNCore on %s', (database) => {
       expectError(await client.form('POST', '/v2/object', { pid: other, sysmeta: xml(sysmeta) }, { token: admin }), 'InvalidRequest', 400, '4891');
     });
 
+    it("create and registerSystemMetadata of a reserved identifier: only for its holder's objects (the submitter)", async () => {
+      const held = pid('held');
+      expect((await client.form('POST', '/v2/reserve', { pid: held }, { token: alice })).status).toBe(200);
+      expectError(await createObject(client, admin, { pid: held, bytes: emlBytes('x'), rightsHolder: BOB, formatId: EML, overrides: { submitter: BOB } }), 'NotAuthorized', 401, '1100');
+      expect((await createObject(client, admin, { pid: held, bytes: emlBytes('x'), rightsHolder: ALICE, formatId: EML, overrides: { submitter: ALICE } })).status).toBe(200);
+      const data = pid('held-data');
+      expect((await client.form('POST', '/v2/reserve', { pid: data }, { token: alice })).status).toBe(200);
+      expectError(await registerSysmeta(client, admin, memberNodeSysmeta(data, 'urn:node:MNA', { submitter: BOB })), 'NotAuthorized', 401, '4861');
+      await registered(client, admin, memberNodeSysmeta(data, 'urn:node:MNA', { submitter: ALICE }));
+    });
+
     it('create: an object larger than limits.maxObjectBytes is InsufficientResources', async () => {
       const big = 'x'.repeat(64 * 1024 + 1);
       expectError(await createObject(client, admin, { pid: pid('big'), bytes: big, rightsHolder: ALICE, formatId: 'text/plain' }), 'InsufficientResources', 413, '4897');
