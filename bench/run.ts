@@ -34,8 +34,9 @@ import { getSmall } from './scenarios/get-small.js';
 import { list } from './scenarios/list.js';
 import { metadata } from './scenarios/metadata.js';
 import { wrap } from './scenarios/wrap.js';
+import { workers } from './scenarios/workers.js';
 
-const SCENARIOS: Scenario[] = [metadata, getSmall, download, create, list, wrap];
+const SCENARIOS: Scenario[] = [metadata, getSmall, download, create, list, wrap, workers];
 
 function usage(message: string): never {
   console.error(message);

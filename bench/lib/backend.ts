@@ -37,7 +37,7 @@ const PG_URL = process.env.MEMBERKIT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5
 function filesAndSqlite(): BenchBackend {
   return {
     name: 'files+sqlite',
-    scenarios: ['metadata', 'get-small', 'download', 'create', 'list', 'wrap'],
+    scenarios: ['metadata', 'get-small', 'download', 'create', 'list', 'wrap', 'workers'],
     config: async () => ({}),
     async openSeed(dir) {
       const storage = createFilesystemStorage({ root: join(dir, 'objects'), fsync: false });
@@ -65,7 +65,7 @@ function filesAndPostgres(): BenchBackend {
   };
   return {
     name: 'files+postgres',
-    scenarios: ['metadata', 'get-small', 'create', 'list'],
+    scenarios: ['metadata', 'get-small', 'create', 'list', 'workers'],
     async config(dir) {
       await ensure(dir);
       const url = new URL(PG_URL);
