@@ -57,6 +57,9 @@ describe.each(DATABASES)('CNView on %s', (database) => {
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
     expect(r.text).toContain('landing-data');
+    // The CN does not hold the bytes: the download link goes through CNRead.resolve, never the CN's get.
+    expect(r.text).toContain('/v2/resolve/landing-data');
+    expect(r.text).not.toContain('/v2/object/landing-data');
   });
 
   it('view: NotFound for an unknown object, NotAuthorized for one the caller may not read (CNView detail codes)', async () => {

@@ -86,6 +86,8 @@ export interface UrlBase {
   node?: NodeInfo;
   /** The Coordinating Node's base URL (`https://cn.dataone.org/cn`) when the node is registered and synchronised. */
   federation?: string;
+  /** Download links through `{api}/resolve/{pid}` instead of `{api}/object/{pid}` (ViewsOptions.downloads). */
+  downloadsByResolve?: boolean;
 }
 
 export interface LandingOptions {
@@ -120,7 +122,7 @@ export function doiUrl(md: ScienceMetadata | undefined): string | undefined {
 export function resolveUrl(pid: string, base: UrlBase): string {
   const enc = encodeURIComponent(pid);
   if (base.federation && httpUrl(base.federation)) return `${base.federation.replace(/\/+$/, '')}/v2/resolve/${enc}`;
-  return `${base.api}/object/${enc}`;
+  return `${base.api}/${base.downloadsByResolve ? 'resolve' : 'object'}/${enc}`;
 }
 
 /** "Family, G., Family, G. (Year). Title. Publisher. https://doi.org/..." (`link`: what it ends with). */
@@ -208,7 +210,7 @@ export async function gatherLanding(kit: ExtensionKit, services: ScienceServices
   const enc = encodeURIComponent;
   const urls: LandingPage['urls'] = {
     self: `${base.api}/views/default/${enc(pid)}`,
-    object: (p) => `${base.api}/object/${enc(p)}`,
+    object: (p) => `${base.api}/${base.downloadsByResolve ? 'resolve' : 'object'}/${enc(p)}`,
     view: (p, theme = 'default') => `${base.api}/views/${enc(theme)}/${enc(p)}`,
   };
   const canRead = (r: ObjectRecord | undefined): r is ObjectRecord => !!r && kit.access.allows(ctx.session, r.sysmeta, 'read');

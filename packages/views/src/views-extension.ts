@@ -34,6 +34,12 @@ export interface ViewsOptions {
    * (a node standing alone, or not harvested) with the node's own `{baseURL}/v2/object/{pid}`.
    */
   federation?: string | (() => string | undefined);
+  /**
+   * Where a page's download links point: `object` (default) the serving node's get; `resolve`
+   * its resolve operation, for a Coordinating Node, which holds the system metadata of data
+   * it does not store and redirects each download to a Member Node holding the bytes.
+   */
+  downloads?: 'object' | 'resolve';
 }
 
 export const BUILTIN_THEMES: readonly Theme[] = [defaultTheme, metadataTheme, jsonLdTheme];
@@ -99,7 +105,7 @@ export function createViewsExtension(options: ViewsOptions = {}): NodeExtension 
         const api = apiBase(c, version, configuredBase());
         const node = await nodeInfo();
         const cn = typeof options.federation === 'function' ? options.federation() : options.federation;
-        const base: UrlBase = { api, ...(node ? { node } : {}), ...(cn && node?.synchronize ? { federation: cn } : {}) };
+        const base: UrlBase = { api, ...(node ? { node } : {}), ...(cn && node?.synchronize ? { federation: cn } : {}), ...(options.downloads === 'resolve' ? { downloadsByResolve: true } : {}) };
         const start = startParam(c);
         const anonymous = !ctx.session.authenticated && !kit.access.isPrivileged(ctx.session);
         const publicObject = kit.access.allows(publicSession(), record.sysmeta, 'read');

@@ -37,7 +37,8 @@ function asCnView(operation: OperationRoute): OperationRoute {
  */
 export const viewRoutes: CnRouteModule = (api, { services, operation, version }) => {
   if (version !== 'v2') return;
-  const views = createViewsExtension({ baseURL: () => services.config.node.baseURL });
+  // Data is held by Member Nodes: downloads go through CNRead.resolve, which redirects to one.
+  const views = createViewsExtension({ baseURL: () => services.config.node.baseURL, downloads: 'resolve' });
   views.routes!(api, version, {
     operation: asCnView(operation),
     objects: services.objects,
