@@ -56,6 +56,8 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
   let stopping = false;
   /** Set once every worker started: from then on a worker that dies is started again. */
   let supervising = false;
+  /** A worker that was ready and died while the others started: the start fails with it. */
+  let diedDuringStart: string | undefined;
 
   // Followers' index catch-ups, relayed to the first worker; re-sent when it is replaced.
   let nextRelay = 0;
@@ -126,6 +128,7 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
       s.worker = undefined;
       s.ready = false;
       if (slot === 0) for (const r of relays.values()) r.sent = false;
+      if (!supervising && !stopping && s.readyAt > 0) diedDuringStart ??= `worker ${slot} exited while the others started (${signal ?? `code ${code}`})`;
       if (stopping || !supervising) return;
       const ranLong = s.readyAt > 0 && Date.now() - s.readyAt >= STABLE_AFTER_MS;
       s.deaths = ranLong ? 0 : s.deaths + 1;
@@ -219,23 +222,14 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
   }
 
   const fail = async (message: string): Promise<never> => {
+    // A signal is stopping everything already (a worker it stopped is no failure): shutdown exits.
+    if (stopping) return new Promise<never>(() => undefined);
     await stopAll();
     metricsServer?.server.close();
     throw new OperatorError(message);
   };
 
-  // The first worker alone: it creates or migrates the catalogue's tables and the query index
-  // (SQLite's switch to WAL wants no company), then the others start together.
-  const first = await fork(0);
-  if (!first.ok) await fail(first.message);
-  const rest = await Promise.all(slots.slice(1).map((_, i) => fork(i + 1)));
-  const failed = rest.find((o): o is { ok: false; message: string } => !o.ok);
-  if (failed) await fail(failed.message);
-
-  supervising = true;
-  options.banner(metricsServer?.port);
-  logger.info({ workers: slots.map((s, slot) => ({ slot, pid: s.worker?.process.pid })) }, `serving with ${count} worker processes`);
-
+  // Stopping is possible from the first fork on (a signal while the workers start included).
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     logger.info({ signal }, 'shutting down every worker');
@@ -245,4 +239,17 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  // The first worker alone: it creates or migrates the catalogue's tables and the query index
+  // (SQLite's switch to WAL wants no company), then the others start together.
+  const first = await fork(0);
+  if (!first.ok) await fail(first.message);
+  const rest = await Promise.all(slots.slice(1).map((_, i) => fork(i + 1)));
+  const failed = rest.find((o): o is { ok: false; message: string } => !o.ok);
+  if (failed) await fail(failed.message);
+  if (diedDuringStart) await fail(diedDuringStart);
+
+  supervising = true;
+  options.banner(metricsServer?.port);
+  logger.info({ workers: slots.map((s, slot) => ({ slot, pid: s.worker?.process.pid })) }, `serving with ${count} worker processes`);
 }
