@@ -25,5 +25,6 @@ const seedModule = (await load('seed.ts')) as {
 // node started next must find seeded (the runner's backend drops them when the run ends).
 backendModule.useBackend(await backendModule.createBackend(job.backend));
 const result = job.kind === 'catalogue' ? await seedModule.seedCatalogue(job.dir, job.options) : await seedModule.seedLarge(job.dir, job.pid, job.size);
-process.stdout.write(`\n${JSON.stringify(result)}\n`);
-process.exit(0);
+// Exit once the line is written: stdout is a pipe, where an exit right after write() cuts a
+// long answer (100,000 identifiers) short. The exit itself ends what the seeding left open.
+process.stdout.write(`\n${JSON.stringify(result)}\n`, () => process.exit(0));
