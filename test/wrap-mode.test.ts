@@ -1,7 +1,8 @@
 // Wrap mode end to end: `memberkit serve` over an existing tree of 10,000 files, then
 // `memberkit scan` after files are added, changed and removed.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,9 @@ describe('wrap mode over a tree of 10,000 files', () => {
   it('a rescan shows added, changed and removed files, moving dateSysMetadataModified forward', async () => {
     const before = await list(node);
     const maxBefore = Math.max(...before.objectInfo.map((o) => o.dateSysMetadataModified.getTime()));
+    // A digest computed on request (MD5; SHA-1 is recorded) is cached: it must follow the file's bytes.
+    const md5Of = async () => (await fetch(`${node.baseUrl}/v2/checksum/${encodeURIComponent('site-2/obs%203.csv')}?checksumAlgorithm=MD5`)).text();
+    expect(await md5Of()).toContain(createHash('md5').update(readFileSync(join(tree, 'site-2', 'obs 3.csv'))).digest('hex'));
     writeFileSync(join(tree, 'site-1', 'new file.csv'), 'site,value\n1,new\n');
     writeFileSync(join(tree, 'site-2', 'obs 3.csv'), 'site,value\n2,changed and longer\n');
     unlinkSync(join(tree, 'site-3', 'obs 4.csv'));
@@ -111,5 +115,6 @@ describe('wrap mode over a tree of 10,000 files', () => {
     expect((await fetch(`${node.baseUrl}/v2/meta/${encodeURIComponent('site-3/obs%204.csv')}`)).status).toBe(404);
     expect((await list(node, '&count=0')).total).toBe(FILES);
     expect(await (await fetch(`${node.baseUrl}/v2/object/${encodeURIComponent('site-2/obs%203.csv')}`)).text()).toBe('site,value\n2,changed and longer\n');
+    expect(await md5Of()).toContain(createHash('md5').update('site,value\n2,changed and longer\n').digest('hex'));
   }, 90_000);
 });

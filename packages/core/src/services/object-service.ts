@@ -168,7 +168,8 @@ export class ObjectService {
     const algorithm = normalizeChecksumAlgorithm(requested);
     if (!algorithm) throw fail(op, 'InvalidRequest', `unsupported checksumAlgorithm '${requested}'; use SHA-1, MD5 or SHA-256`, { pid });
     if (normalizeChecksumAlgorithm(recorded.algorithm) === algorithm) return { algorithm: recorded.algorithm, value: recorded.value };
-    const cacheKey = `checksum:${record.storageKey}:${algorithm}`;
+    // The recorded digest names the bytes: a wrapped file rewritten under the same key gets a new one.
+    const cacheKey = `checksum:${record.storageKey}:${recorded.algorithm}:${recorded.value}:${algorithm}`;
     const cached = await this.cache.get<string>(cacheKey);
     if (cached) return { algorithm, value: cached };
     const stat = await this.storage.stat(record.storageKey);
