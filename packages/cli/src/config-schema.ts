@@ -104,7 +104,7 @@ export const configSchema = z.strictObject({
   sweep: doc(z.strictObject({
     graceSeconds: doc(z.number().positive().default(600), 'A write intent older than this whose catalogue commit never happened marks stranded bytes (a process killed between storing bytes and cataloguing them); the sweep removes them.'),
     intervalSeconds: doc(z.number().min(0).default(600), 'How often the sweep runs after the pass at start (0: at start only). It also prunes the catalogue\'s change feed to its retention (7 days, at most 1,000,000 entries).'),
-  }).prefault({}), 'the sweep of stranded bytes and of old change-feed entries (every process runs it)'),
+  }).prefault({}), 'the sweep of stranded bytes and of old change-feed entries (the first worker of every `memberkit serve` runs it; safe on several hosts at once)'),
   limits: doc(z.strictObject({
     maxObjectBytes: doc(z.number().int().positive().optional(), 'Largest accepted upload, in bytes (InsufficientResources beyond).', { shownDefault: 'none' }),
     maxPageSize: doc(z.number().int().positive().default(10000), 'Largest page listObjects and getLogRecords return, whatever `count` asks.'),
