@@ -51,7 +51,7 @@ describe('outside the repository, from the release', () => {
   it('the release holds a tarball of every public package and a lockfile for the CLI', () => {
     const pkg = JSON.parse(readFileSync(join(RELEASE, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; overrides: Record<string, string> };
     expect(Object.keys(pkg.overrides).sort()).toEqual([
-      '@memberkit/adapter-filesystem', '@memberkit/adapter-s3', '@memberkit/adapter-sql', '@memberkit/cli', '@memberkit/client', '@memberkit/core',
+      '@memberkit/adapter-filesystem', '@memberkit/adapter-s3', '@memberkit/adapter-sql', '@memberkit/cli', '@memberkit/client', '@memberkit/cn', '@memberkit/core',
       '@memberkit/query', '@memberkit/science', '@memberkit/testkit', '@memberkit/types', '@memberkit/views',
     ]);
     for (const spec of Object.values(pkg.overrides)) expect(existsSync(join(RELEASE, spec.replace(/^file:/, '')))).toBe(true);
