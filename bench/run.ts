@@ -19,6 +19,7 @@
 // Backends (lib/backend.ts): the embedded default, a PostgreSQL catalogue, S3 storage on
 // s3rver. Each runs the scenarios it changes; rows name their backend.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -97,7 +98,8 @@ if (values.help) {
     totalCompare += compared.seconds;
     console.log(`  ${s.name.padEnd(10)} ~${minutes(alone.seconds).padEnd(8)} (--compare ~${minutes(compared.seconds)}): ${alone.what}\n  ${''.padEnd(10)} ${s.description}`);
   }
-  console.log(`  all        ~${minutes(total)} (--compare ~${minutes(totalCompare)}); files+postgres runs metadata, get-small, create and list.`);
+  console.log(`  all        ~${minutes(total)} (--compare ~${minutes(totalCompare)}).`);
+  for (const name of BACKENDS) console.log(`  ${name} runs ${(await createBackend(name)).scenarios.join(', ')}.`);
   console.log(`\n--compare <ref> checks the commit out in a temporary git worktree (removed at the end), links this checkout's node_modules into it, seeds its data folders through its own bench/lib/seed.ts and starts it with its own CLI; files+sqlite and files+postgres.`);
   process.exit(0);
 }
@@ -127,7 +129,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** What "memberkit" (head) was: the commit checked out here and whether tracked files differed from it. */
+function headCommit(): { commit: string; modified: boolean } | null {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return { commit, modified: status.trim() !== '' };
+  } catch {
+    return null; // not a git checkout (an unpacked release)
+  }
+}
+
 const startedAt = new Date();
+const head = headCommit();
 const rows: ResultRow[] = [];
 const failures: Array<{ scenario: string; error: string }> = [];
 let fatal: string | undefined;
@@ -189,6 +203,7 @@ const result = {
   machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryBytes: totalmem() },
   backends: backendNames,
   scenarios: selected.map((s) => s.name),
+  head,
   ...(ref ? { compare: { ref: ref.ref, commit: ref.commit } } : {}),
   // samples[subject][i] of every row was measured in round i, the subjects in this order.
   rounds: Array.from({ length: repeat }, (_, i) => roundOrder(subjects, i)),
@@ -197,7 +212,8 @@ const result = {
 };
 writeFileSync(outFile, JSON.stringify(result, null, 2) + '\n');
 if (ref) {
-  console.log(`head vs ${ref.short} (--compare ${ref.ref})\n`);
+  const what = head ? `${head.commit.slice(0, 9)}${head.modified ? ' with uncommitted changes' : ''}` : 'this checkout';
+  console.log(`head vs ${ref.short} (--compare ${ref.ref}); head = ${what}\n`);
   console.log(compareTable(rows, ref.short));
   console.log(`\n${legend(repeat, ref.short)}\nJSON: ${outFile}`);
 } else {

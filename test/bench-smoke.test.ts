@@ -34,6 +34,7 @@ describe('npm run bench (smoke)', () => {
     const result = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     expect(result).toMatchObject({ schema: 'memberkit-bench/2', quick: true, options: { repeat: 1 }, scenarios: ['get-small'], backends: ['files+sqlite', 'files+postgres', 's3+sqlite'], failures: [], rounds: [['memberkit', 'baseline']] });
     expect(result.compare).toBeUndefined();
+    expect(result.head).toMatchObject({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), modified: expect.any(Boolean) });
     const rows = result.results as Row[];
     expect(rows.length).toBeGreaterThan(0);
     expect(new Set(rows.map((r) => r.backend))).toEqual(new Set(['files+sqlite', 'files+postgres', 's3+sqlite']));
@@ -70,6 +71,7 @@ describe('npm run bench (smoke)', () => {
     expect(worktree).toBeTruthy();
     expect(existsSync(worktree!)).toBe(false);
     expect(execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: ROOT, encoding: 'utf8' })).not.toContain(worktree!);
+    expect((result.head as { commit: string }).commit).toBe(commit);
     expect(result).toMatchObject({ schema: 'memberkit-bench/2', compare: { ref: 'HEAD' }, failures: [], rounds: [['memberkit', 'ref', 'baseline']] });
     const rows = result.results as Row[];
     expect(rows.map((r) => r.metric)).toEqual(['get 4 KiB c=16 req/s', 'get 4 KiB c=16 p99']);

@@ -6,7 +6,7 @@ import type { Scenario } from '../lib/scenario.js';
 export const getSmall: Scenario = {
   name: 'get-small',
   description: 'get of a 4 KiB object: requests/s vs a bare node:http pipe of the same file',
-  cost: (o, subjects) => ({ seconds: 5 + subjects * o.repeat * (o.duration + 1.5), what: 'one load run of --duration per subject and round' }),
+  cost: (o, subjects) => ({ seconds: 5 + subjects * o.repeat * (o.duration + 0.8), what: 'one load run of --duration per subject and round' }),
   async run(ctx) {
     const { options } = ctx;
     const nodes = await ctx.startNodes('get-small', (seed, dir) => seed.large(dir, 'small-4k', 4096));

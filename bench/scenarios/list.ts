@@ -20,9 +20,10 @@ export const list: Scenario = {
   description: 'listObjects and getLogRecords: median ms per page (count=1000), full paging and deep offsets, vs a bare Hono route with a page of the same size',
   cost: (o, subjects) => {
     const pages = Math.ceil(o.listObjects / PAGE);
-    const seed = (o.listObjects / 100_000) * 40; // ~40 s per 100,000 objects and events
-    // A page of 1,000 in ~25 ms; three full pagings and three deep-offset runs per round.
-    return { seconds: 5 + (subjects - 1) * seed + subjects * o.repeat * (6 * 1.5 + (3 * pages + 3 * 3 * DEEP_REPEAT) * 0.025), what: `${o.listObjects} objects and events seeded once per node; 3 full pagings and 3 deep-offset runs per subject and round` };
+    const seed = (o.listObjects / 100_000) * 15; // ~15 s per 100,000 objects and events, per node
+    // Six load-worker runs (~0.7 s to start each) per subject and round: three full pagings and
+    // three deep-offset runs, ~10 ms a page of 1,000 (measured: ~20 s a round for three subjects).
+    return { seconds: 5 + (subjects - 1) * seed + subjects * o.repeat * (6 * 0.7 + (3 * pages + 3 * 3 * DEEP_REPEAT) * 0.01), what: `${o.listObjects} objects and events seeded once per node; 3 full pagings and 3 deep-offset runs per subject and round` };
   },
   async run(ctx) {
     const { options } = ctx;

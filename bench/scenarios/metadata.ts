@@ -10,7 +10,7 @@ const LOAD_RUNS = 4;
 export const metadata: Scenario = {
   name: 'metadata',
   description: 'describe and getSystemMetadata: requests/s, p50/p99 at 16 and 64 connections vs a bare Hono route with the same body',
-  cost: (o, subjects) => ({ seconds: 5 + LOAD_RUNS * subjects * o.repeat * (o.duration + 1.5), what: `${LOAD_RUNS} load runs of --duration per subject and round` }),
+  cost: (o, subjects) => ({ seconds: 5 + LOAD_RUNS * subjects * o.repeat * (o.duration + 0.8), what: `${LOAD_RUNS} load runs of --duration per subject and round` }),
   async run(ctx) {
     const { options } = ctx;
     const nodes = await ctx.startNodes('metadata', (seed, dir) => seed.catalogue(dir, { count: 1, objectBytes: 4096 }));
