@@ -15,7 +15,7 @@ import type { SqlStore } from './sql-store.js';
  */
 export class ClockTick {
   /** Every stamp of this transaction is after every stamp of the transactions committed before it. */
-  private readonly floorMs: number;
+  private floorMs: number;
 
   constructor(
     private lastMs: number,
@@ -39,14 +39,29 @@ export class ClockTick {
     return t;
   }
 
+  /**
+   * The next write of the same transaction (a group: WriteGroup) stamps after every stamp of
+   * the writes before it, as if it had a transaction of its own.
+   */
+  nextWrite(): void {
+    this.floorMs = this.lastMs + 1;
+  }
+
   /** The next change-feed position. */
   nextSeq(): number {
     return ++this.seq;
   }
 
   /** @internal */
-  get state(): { lastMs: number; seq: number } {
-    return { lastMs: this.lastMs, seq: this.seq };
+  get state(): { lastMs: number; seq: number; floorMs: number } {
+    return { lastMs: this.lastMs, seq: this.seq, floorMs: this.floorMs };
+  }
+
+  /** @internal Back to an earlier `state` (a routine of a group rolled back: WriteGroup.restore). */
+  restore(state: { lastMs: number; seq: number; floorMs: number }): void {
+    this.lastMs = state.lastMs;
+    this.seq = state.seq;
+    this.floorMs = state.floorMs;
   }
 }
 

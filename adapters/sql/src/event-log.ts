@@ -3,9 +3,10 @@ import { sql, type RawBuilder } from 'kysely';
 import { inList, num, text } from './dialect.js';
 import { readableBy } from './native-catalogue.js';
 import { orderedPage } from './paging.js';
-import { applyPositionDeltas, EVENT_POSITIONS, eventSlice, positionedPage, type PositionDelta } from './position-index.js';
+import { EVENT_POSITIONS, eventSlice, positionedPage, type PositionDelta } from './position-index.js';
 import { DialectText, insertOf, q, rowOf, rowsOf, Rows, type Routine } from './executor.js';
 import type { SqlStore } from './sql-store.js';
+import type { WriteGroup } from './write-group.js';
 import { checkSlice, epochMs, prefixUpperBound, wellFormed } from '@memberkit/types';
 
 interface EventRow {
@@ -58,7 +59,7 @@ export class SqlEventLog implements EventLogStore {
   /** Appends all of `events` in one transaction (all or none). 'invalid' on a bad dateLogged. */
   async append(events: readonly EventRecord[]): Promise<void> {
     if (events.length === 0) return;
-    await this.store.writing('append events', () => appendEvents(this.store, events));
+    await this.store.writing('append events', (group) => appendEvents(this.store, events, group));
   }
 
   /** Entries in order dateLogged then entryId, with the exact total of the filtered log. */
@@ -102,7 +103,7 @@ export class SqlEventLog implements EventLogStore {
  * catalogue change whose events commit with it: the log and the catalogue share `store`).
  * `bump` false: the caller adds `events.length` to the events counter (with its own bump).
  */
-export function* appendEvents(store: SqlStore, events: readonly EventRecord[], bump = true): Routine<void> {
+export function* appendEvents(store: SqlStore, events: readonly EventRecord[], group: WriteGroup): Routine<void> {
   if (events.length === 0) return;
   const rows = events.map((e) => [e.identifier, e.ipAddress, e.userAgent, e.subject, e.event, epochMs(e.dateLogged, 'dateLogged'), e.nodeIdentifier]);
   const ranks: PositionDelta[] = [];
@@ -111,8 +112,8 @@ export function* appendEvents(store: SqlStore, events: readonly EventRecord[], b
     const ids = yield* insertEvents(store, rows.slice(i, i + 500));
     chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_POSITIONS.keyText(ids[j]), n: 1, pub: 0 }));
   }
-  if (bump) yield* store.bump({ events: rows.length });
-  yield* applyPositionDeltas(store.dialect.name, EVENT_POSITIONS, ranks, store.positionBucketRows);
+  // the counter and the position index once per transaction (WriteGroup)
+  group.add({ positions: [[EVENT_POSITIONS, ranks]], events: rows.length });
 }
 
 /** The new entries' ids, where INSERT can return them. */

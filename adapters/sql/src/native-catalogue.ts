@@ -5,11 +5,12 @@ import { dialectSql, inList, num, text, textOrNull } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
 import { changesOf, DialectText, FOR_UPDATE, q, rowOf, rowsOf, Rows, type Routine } from './executor.js';
 import { countRows, orderedPage } from './paging.js';
-import { applyPositionDeltas, asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_POSITIONS, objectSlice, positionedPage, type PositionDelta, type PositionSlice } from './position-index.js';
+import { asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_POSITIONS, objectSlice, positionedPage, type PositionDelta, type PositionSlice } from './position-index.js';
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
 import { changeHead, changesSince, pruneChanges, recordChangesSteps } from './change-feed.js';
-import { lockClockSteps, saveClockSteps, type ClockTick } from './clock.js';
+import { lockClockSteps, type ClockTick } from './clock.js';
+import type { WriteGroup } from './write-group.js';
 import { appendEvents, SqlEventLog } from './event-log.js';
 import { dropIntents, intend, settleIntents, staleIntents } from './write-intents.js';
 import { checkSlice, epochMs, type ObjectSummary } from '@memberkit/types';
@@ -180,12 +181,15 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
    * feed; returns the stored dates and the feed position.
    */
   async apply(change: CatalogueChange): Promise<AppliedChange> {
-    return this.store.writing('apply catalogue change', () => this.#apply(change));
+    return this.store.writing('apply catalogue change', (group) => this.#apply(change, group));
   }
 
-  *#apply(change: CatalogueChange): Routine<AppliedChange> {
+  *#apply(change: CatalogueChange, group: WriteGroup): Routine<AppliedChange> {
     const store = this.store;
-    const tick = yield* lockClockSteps(store, this.clock === 'proposed');
+    // The clock is locked once per transaction: the first write of a group takes it.
+    let tick = group.tick;
+    if (tick) tick.nextWrite();
+    else tick = group.tick = yield* lockClockSteps(store, this.clock === 'proposed');
     const w: WriteBatch = { ranks: [], access: new Map(), objects: 0 };
     const dates = new Map<string, Date>();
     const feed: Array<Omit<FeedEntry, 'seq'>> = [];
@@ -204,13 +208,12 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
       dates.delete(pid);
       feed.push({ pid, kind: 'remove' });
     }
-    yield* applyPositionDeltas(store.dialect.name, OBJECT_POSITIONS, w.ranks, store.positionBucketRows);
     const events = change.events ?? [];
-    if (events.length > 0) yield* appendEvents(store, events, false);
-    yield* store.bump({ objects: w.objects, events: events.length });
+    if (events.length > 0) yield* appendEvents(store, events, group);
     if (change.intents !== undefined && change.intents.length > 0) yield* settleIntents(change.intents);
     const seq = yield* recordChangesSteps(tick, feed);
-    yield* saveClockSteps(tick);
+    // Position index, counters and clock: written once for the whole group (WriteGroup.finish).
+    group.add({ positions: [[OBJECT_POSITIONS, w.ranks]], objects: w.objects });
     return seq === undefined ? { dates } : { dates, seq };
   }
 

@@ -7,6 +7,7 @@ import { isRetryable, toAdapterError } from './errors.js';
 import { COUNTER_SLOTS, migrate } from './migrations.js';
 import { importLegacyTables } from './legacy-import.js';
 import { POSITION_BUCKET, recount } from './position-index.js';
+import { WriteGroup } from './write-group.js';
 
 /** Options of every store of this package. */
 export interface SqlStoreOptions extends SqlConnectionOptions {
@@ -54,7 +55,7 @@ async function inTransaction<T>(conn: Kysely<any>, begin: () => Promise<unknown>
 /** A routine waiting for a group commit, and its caller. */
 interface GroupedWrite {
   what: string;
-  routine: () => Routine<unknown>;
+  routine: (group: WriteGroup) => Routine<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -186,7 +187,7 @@ export class SqlStore {
    * asynchronous. On PostgreSQL and MySQL the writes that arrive while a group commits form
    * the next group, in one transaction with a savepoint each (see `#drain`).
    */
-  async writing<T>(what: string, routine: () => Routine<T>): Promise<T> {
+  async writing<T>(what: string, routine: (group: WriteGroup) => Routine<T>): Promise<T> {
     if (this.dialect.name !== 'sqlite') {
       return new Promise<T>((resolve, reject) => {
         this.#queued.push({ what, routine, resolve: resolve as (value: unknown) => void, reject });
@@ -228,7 +229,7 @@ export class SqlStore {
   async #commitRemoteGroup(group: GroupedWrite[]): Promise<void> {
     const alone = async (item: GroupedWrite) => {
       try {
-        item.resolve(await this.write(item.what, (trx) => runAsync(trx, this.dialect, item.routine())));
+        item.resolve(await this.write(item.what, (trx) => runAsync(trx, this.dialect, this.#alone(item))));
       } catch (e) {
         item.reject(e);
       }
@@ -237,11 +238,13 @@ export class SqlStore {
     let outcomes: Outcome[];
     try {
       outcomes = await this.#transaction('write', async (trx) => {
+        const shared = new WriteGroup(this);
         const done: Outcome[] = [];
         for (const item of group) {
+          const before = shared.snapshot();
           await sql`SAVEPOINT grouped`.execute(trx);
           try {
-            const value = await runAsync(trx, this.dialect, item.routine());
+            const value = await runAsync(trx, this.dialect, item.routine(shared));
             await sql`RELEASE SAVEPOINT grouped`.execute(trx);
             done.push({ value });
           } catch (error) {
@@ -249,9 +252,11 @@ export class SqlStore {
             if (!AdapterError.is(error) && isRetryable(error)) throw error;
             await sql`ROLLBACK TO SAVEPOINT grouped`.execute(trx);
             await sql`RELEASE SAVEPOINT grouped`.execute(trx);
+            shared.restore(before);
             done.push({ error });
           }
         }
+        await runAsync(trx, this.dialect, shared.finish());
         return done;
       });
     } catch (e) {
@@ -264,6 +269,14 @@ export class SqlStore {
     settle(group, outcomes);
   }
 
+  /** One grouped write in a transaction of its own (a group that hit a deadlock retries so). */
+  *#alone(item: GroupedWrite): Routine<unknown> {
+    const shared = new WriteGroup(this);
+    const value = yield* item.routine(shared);
+    yield* shared.finish();
+    return value;
+  }
+
   /** Runs the grouped routines between one BEGIN IMMEDIATE and COMMIT (see `writing`). */
   async #commitGroup(group: GroupedWrite[]): Promise<void> {
     let outcomes: Outcome[];
@@ -274,10 +287,12 @@ export class SqlStore {
         const sync = (await this.#sync())!;
         sync.exec('BEGIN IMMEDIATE');
         try {
+          const shared = new WriteGroup(this);
           const done = group.map((item) => {
+            const before = shared.snapshot();
             sync.exec('SAVEPOINT grouped');
             try {
-              const value = sync.run(item.routine());
+              const value = sync.run(item.routine(shared));
               sync.exec('RELEASE grouped');
               return { value };
             } catch (error) {
@@ -285,9 +300,11 @@ export class SqlStore {
               if (!sync.inTransaction) throw error;
               sync.exec('ROLLBACK TO grouped');
               sync.exec('RELEASE grouped');
+              shared.restore(before);
               return { error };
             }
           });
+          sync.run(shared.finish());
           sync.exec('COMMIT');
           this.#commits++;
           return done;

@@ -104,6 +104,26 @@ describe('PostgreSQL round trips per request', () => {
     expect(proxy.roundTrips() - before).toBeLessThanOrEqual(23);
   });
 
+  it('concurrent creates share transactions: fewer round trips each than a create alone', async () => {
+    const create = (n: number) => {
+      const bytes = Buffer.from(`x,y\n${n},4\n`);
+      const pid = `round-trip-group-${n}`;
+      const form = new FormData();
+      form.append('pid', pid);
+      form.append('object', new Blob([bytes]), 'data.csv');
+      form.append('sysmeta', new Blob([`<d1:systemMetadata xmlns:d1="http://ns.dataone.org/service/types/v2.0"><identifier>${pid}</identifier>
+        <formatId>text/csv</formatId><size>${bytes.length}</size><checksum algorithm="SHA-1">${createHash('sha1').update(bytes).digest('hex')}</checksum>
+        <rightsHolder>${node.subjects.writer}</rightsHolder></d1:systemMetadata>`]), 'sysmeta.xml');
+      return fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${node.tokens.writer}` } });
+    };
+    const before = proxy.roundTrips();
+    const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => create(i)));
+    for (const r of answers) expect(r.status, await r.text()).toBe(200);
+    const perCreate = (proxy.roundTrips() - before) / 32;
+    console.log('round trips per create, 32 at once', perCreate);
+    expect(perCreate).toBeLessThanOrEqual(16);
+  });
+
   /** Round trips of `n` sequential calls of `request`, after one warm-up call. */
   async function tripsPer(n: number, request: () => Promise<Response>): Promise<number> {
     expect((await request()).status).toBe(200);

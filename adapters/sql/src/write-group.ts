@@ -1,0 +1,74 @@
+import type { ClockTick } from './clock.js';
+import { saveClockSteps } from './clock.js';
+import type { Routine } from './executor.js';
+import { applyPositionDeltas, type PositionDelta, type PositionTable } from './position-index.js';
+import type { SqlStore } from './sql-store.js';
+
+interface GroupSnapshot {
+  tick: ClockTick | undefined;
+  state: ClockTick['state'] | undefined;
+  lengths: Map<PositionTable, number>;
+  objects: number;
+  events: number;
+}
+
+/**
+ * What the routines of one write transaction share (SqlStore.writing runs the writes that
+ * arrive together as one transaction, a savepoint each): the catalogue clock, locked by the
+ * first routine that needs it and saved once, and the work every write does on the same rows
+ * (the listings' position index, the row counters), done once after the last routine. A
+ * routine rolled back to its savepoint is taken back out (`snapshot` before it, `restore`).
+ */
+export class WriteGroup {
+  /** The clock of this transaction (clock.ts), once a routine locked it. */
+  tick: ClockTick | undefined;
+  readonly #positions = new Map<PositionTable, PositionDelta[]>();
+  #objects = 0;
+  #events = 0;
+
+  constructor(private readonly store: SqlStore) {}
+
+  /** A routine's share of the work done once: position deltas per listing, counter deltas. */
+  add(work: { positions?: ReadonlyArray<readonly [PositionTable, readonly PositionDelta[]]>; objects?: number; events?: number }): void {
+    for (const [table, deltas] of work.positions ?? []) {
+      if (deltas.length === 0) continue;
+      const list = this.#positions.get(table);
+      if (list) list.push(...deltas);
+      else this.#positions.set(table, [...deltas]);
+    }
+    this.#objects += work.objects ?? 0;
+    this.#events += work.events ?? 0;
+  }
+
+  /** The group's state before a routine runs (see `restore`). */
+  snapshot(): GroupSnapshot {
+    return {
+      tick: this.tick,
+      state: this.tick?.state,
+      lengths: new Map([...this.#positions].map(([table, deltas]) => [table, deltas.length])),
+      objects: this.#objects,
+      events: this.#events,
+    };
+  }
+
+  /** After a routine rolled back to its savepoint: the group as it was before it. */
+  restore(s: GroupSnapshot): void {
+    this.tick = s.tick;
+    if (s.tick && s.state) s.tick.restore(s.state);
+    for (const [table, deltas] of this.#positions) {
+      const keep = s.lengths.get(table) ?? 0;
+      if (keep === 0) this.#positions.delete(table);
+      else deltas.length = keep;
+    }
+    this.#objects = s.objects;
+    this.#events = s.events;
+  }
+
+  /** The shared work, after the last routine (same transaction, before COMMIT). */
+  *finish(): Routine<void> {
+    const store = this.store;
+    for (const [table, deltas] of this.#positions) yield* applyPositionDeltas(store.dialect.name, table, deltas, store.positionBucketRows);
+    yield* store.bump({ objects: this.#objects, events: this.#events });
+    if (this.tick) yield* saveClockSteps(this.tick);
+  }
+}
