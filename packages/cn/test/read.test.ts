@@ -194,4 +194,13 @@ describe.each(DATABASES)('CNRead on %s', (database) => {
     expectError(await client.get(`/${version}/query/solr`), 'NotImplemented', 501, '4410');
     expectError(await client.get(`/${version}/query/solr/q=*:*`), 'NotImplemented', 501, '4324');
   });
+
+  it.each(VERSIONS)('synchronize and CNReplication (%s) are NotImplemented until part 2, with their detail codes', async (version) => {
+    if (version === 'v2') expectError(await client.form('POST', '/v2/synchronize', { pid: 'x' }), 'NotImplemented', 501, '4960');
+    expectError(await client.request('PUT', `/${version}/replicaNotifications/x`), 'NotImplemented', 501, '4701');
+    expectError(await client.request('PUT', `/${version}/replicaMetadata/x`), 'NotImplemented', 501, '4850');
+    expectError(await client.request('PUT', `/${version}/replicaPolicies/x`), 'NotImplemented', 501, '4880');
+    expectError(await client.get(`/${version}/replicaAuthorizations/x?targetNodeSubject=CN%3Dnode`), 'NotImplemented', 501, '4870');
+    expectError(await client.request('PUT', `/${version}/removeReplicaMetadata/x`), 'NotImplemented', 501, '4950');
+  });
 });

@@ -115,10 +115,19 @@ export const readRoutes: CnRouteModule = (api, { services, operation, version })
     }),
   );
 
-  const notImplemented = (op: Operation, what: string) =>
+  const notImplemented = (op: Operation, what: string, later = 'search and query engines come with a later part') =>
     operation(op, async () => {
-      throw fail(op, 'NotImplemented', `${what} is not offered by this Coordinating Node yet (search and query engines come with a later part)`);
+      throw fail(op, 'NotImplemented', `${what} is not offered by this Coordinating Node yet (${later})`);
     });
+  // Harvest and replication scheduling come with part 2: their operations answer NotImplemented
+  // with their own detail codes (not an unknown-path NotFound) until then.
+  const harvest = 'harvest and replication come with a later part';
+  if (version === 'v2') api.post('/synchronize', notImplemented('CNRead.synchronize', 'synchronize', harvest));
+  api.put('/replicaNotifications/:id{.+}', notImplemented('CNReplication.setReplicationStatus', 'setReplicationStatus', harvest));
+  api.put('/replicaMetadata/:id{.+}', notImplemented('CNReplication.updateReplicationMetadata', 'updateReplicationMetadata', harvest));
+  api.put('/replicaPolicies/:id{.+}', notImplemented('CNReplication.setReplicationPolicy', 'setReplicationPolicy', harvest));
+  api.get('/replicaAuthorizations/:id{.+}', notImplemented('CNReplication.isNodeAuthorized', 'isNodeAuthorized', harvest));
+  api.put('/removeReplicaMetadata/:id{.+}', notImplemented('CNReplication.deleteReplicationMetadata', 'deleteReplicationMetadata', harvest));
   api.get('/search/*', notImplemented('CNRead.search', 'search'));
   api.get('/search', notImplemented('CNRead.search', 'search'));
   api.get('/query', notImplemented('CNRead.listQueryEngines', 'listQueryEngines'));
