@@ -29,7 +29,7 @@ export { seriesHead, resolveObject } from './services/resolve.js';
 export { checkNewObject, checkHeaderValues, applySystemMetadataUpdate, completeNewSystemMetadata, normalizedChecksum } from './services/sysmeta-rules.js';
 export { objectHeaders, contentDisposition, fileNameOf } from './services/header-values.js';
 export * from './protocol/index.js';
-export { nameToRfc2253, certificateSubject, escapeRfc2253Value } from './identity/rfc2253.js';
+export { nameToRfc2253, certificateSubject, escapeRfc2253Value, RFC2253_SHORT_NAMES } from './identity/rfc2253.js';
 export { parseCertificates, subjectOf, verifyChain, subjectInfoOf, subjectsFromSubjectInfo, SUBJECT_INFO_OID } from './identity/certificate.js';
 export { JwtVerifier, JwtError, DEFAULT_JWT_ALGORITHMS, importVerificationKey } from './identity/jwt.js';
 export { generateTokenKeyPair, mintToken, publicKeyOf, parseDuration, type MintOptions } from './identity/dev-token.js';

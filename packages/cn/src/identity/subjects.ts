@@ -1,4 +1,4 @@
-import { escapeRfc2253Value } from '@memberkit/core';
+import { escapeRfc2253Value, RFC2253_SHORT_NAMES } from '@memberkit/core';
 
 /**
  * Subjects as the CN's identity store compares them. The federation writes a subject either as
@@ -55,21 +55,9 @@ interface Attribute {
   hex: boolean;
 }
 
-/** RFC 2253's short names, plus STREET, DC and UID (what Java's RFC 2253 output writes). */
-const SHORT_NAMES = new Set(['CN', 'L', 'ST', 'O', 'OU', 'C', 'STREET', 'DC', 'UID']);
-
-/** The OIDs of those names (a DN may spell a type as its OID, `OID.2.5.4.3` or `2.5.4.3`). */
-const OID_NAMES: Record<string, string> = {
-  '2.5.4.3': 'CN',
-  '2.5.4.7': 'L',
-  '2.5.4.8': 'ST',
-  '2.5.4.10': 'O',
-  '2.5.4.11': 'OU',
-  '2.5.4.6': 'C',
-  '2.5.4.9': 'STREET',
-  '0.9.2342.19200300.100.1.25': 'DC',
-  '0.9.2342.19200300.100.1.1': 'UID',
-};
+/** RFC 2253's short names (the core's table, by OID: a DN may spell a type as its OID, `OID.2.5.4.3` or `2.5.4.3`). */
+const OID_NAMES = RFC2253_SHORT_NAMES;
+const SHORT_NAMES = new Set(Object.values(OID_NAMES));
 
 /** Keywords Java accepts for the PKCS#9 e-mail address; RFC 2253 output writes its OID and BER. */
 const EMAIL_OID = '1.2.840.113549.1.9.1';

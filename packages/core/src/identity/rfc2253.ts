@@ -6,7 +6,7 @@ import { children, decodeOid, decodeString, readTlv } from './der.js';
  * `X500Principal.getName(RFC2253)`); any other type is written as its dotted OID with the
  * value as `#` + the hex of its BER encoding.
  */
-const SHORT_NAMES: Record<string, string> = {
+export const RFC2253_SHORT_NAMES: Readonly<Record<string, string>> = {
   '2.5.4.3': 'CN',
   '2.5.4.7': 'L',
   '2.5.4.8': 'ST',
@@ -49,7 +49,7 @@ export function nameToRfc2253(nameDer: Uint8Array): string {
         const [type, value] = children(atv.value);
         if (!type || !value || type.tag !== 0x06) throw new Error('malformed AttributeTypeAndValue');
         const oid = decodeOid(type.value);
-        const short = SHORT_NAMES[oid];
+        const short = RFC2253_SHORT_NAMES[oid];
         const text = short ? decodeString(value) : undefined;
         return text === undefined ? `${short ?? oid}=#${hex(value.raw)}` : `${short}=${escapeRfc2253Value(text)}`;
       })
