@@ -10,7 +10,7 @@ export { SqlNativeCatalogue } from './native-catalogue.js';
 export { SqlEventLog, type EventAccessSource } from './event-log.js';
 export { SqlJobQueue, backoffDelay } from './jobs.js';
 export { dialectSql, openKysely, beginImmediate, waitForWriteLock, text, textOrNull, num, inList, type DialectSql, type SqlDialectName, type SqlConnection, type SqlConnectionOptions } from './dialect.js';
-export { migrations, migrate } from './migrations.js';
+export { migrations, migrate, underMigrationLock, type MigrationLock } from './migrations.js';
 export { toAdapterError, isUniqueViolation, isRetryable } from './errors.js';
 export { createMappedCatalogue, SqlMappedCatalogue, OVERLAY_FIELDS, ARCHIVE_FIELDS, type MappedCatalogue, type MappedCatalogueOptions } from './mapped-catalogue.js';
 export type { SqlMapping, SqlValue, SqlTime, SqlTimeType } from './mapping.js';

@@ -213,34 +213,59 @@ export function migrations(d: DialectSql): string[][] {
  */
 export async function migrate(db: Kysely<any>, d: DialectSql, busyTimeoutMs = 5000): Promise<void> {
   const all = migrations(d);
+  await underMigrationLock(db, d, { key: 724300117, name: 'memberkit_migrate', busyTimeoutMs }, async (conn, run) => {
+    await run(`CREATE TABLE IF NOT EXISTS mk_migrations (version INTEGER NOT NULL PRIMARY KEY, applied BIGINT NOT NULL)${d.tableSuffix}`);
+    const { rows } = await sql<{ v: unknown }>`SELECT max(version) AS v FROM mk_migrations`.execute(conn);
+    const current = rows[0]?.v === null || rows[0]?.v === undefined ? 0 : Number(rows[0].v);
+    if (current > all.length) throw new AdapterError('internal', `schema version ${current} is newer than this memberkit supports (${all.length})`);
+    for (let v = current; v < all.length; v++) {
+      for (const statement of all[v]!) await run(statement);
+      await sql`INSERT INTO mk_migrations (version, applied) VALUES (${v + 1}, ${Date.now()})`.execute(conn);
+    }
+    // Still under the migration lock: build the position index where it is missing.
+    for (const t of [OBJECT_POSITIONS, EVENT_POSITIONS]) {
+      if (await runSteps(conn, d, hasPositions(t))) continue;
+      if (d.name === 'mysql') await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED').then(() => run('START TRANSACTION'));
+      await runSteps(conn, d, rebuildPositions(t));
+      if (d.name === 'mysql') await run('COMMIT');
+    }
+  });
+}
+
+/** A migration lock: a PostgreSQL advisory-lock key and a MySQL lock name, distinct per schema. */
+export interface MigrationLock {
+  key: number;
+  name: string;
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Runs `fn` on one connection under a migration lock, so that processes opening the database at
+ * the same moment migrate it once: `pg_advisory_xact_lock` in one transaction (PostgreSQL DDL is
+ * transactional, committed or rolled back with `fn`), `GET_LOCK` (MySQL/MariaDB, whose DDL
+ * commits itself) or `BEGIN IMMEDIATE` (SQLite).
+ */
+export async function underMigrationLock(
+  db: Kysely<any>,
+  d: DialectSql,
+  lock: MigrationLock,
+  fn: (conn: Kysely<any>, run: (statement: string) => Promise<unknown>) => Promise<void>,
+): Promise<void> {
   await db.connection().execute(async (conn) => {
     const run = (statement: string) => sql.raw(statement).execute(conn);
     let release: (() => Promise<unknown>) | undefined;
     if (d.name === 'postgres') {
       await run('BEGIN');
-      await run('SELECT pg_advisory_xact_lock(724300117)');
+      await run(`SELECT pg_advisory_xact_lock(${Math.trunc(lock.key)})`);
     } else if (d.name === 'mysql') {
-      await run("SELECT GET_LOCK('memberkit_migrate', 120)");
-      release = () => run("SELECT RELEASE_LOCK('memberkit_migrate')");
+      const name = lock.name.replace(/[^A-Za-z0-9_]/g, '_');
+      await run(`SELECT GET_LOCK('${name}', 120)`);
+      release = () => run(`SELECT RELEASE_LOCK('${name}')`);
     } else {
-      await beginImmediate(conn, busyTimeoutMs);
+      await beginImmediate(conn, lock.busyTimeoutMs);
     }
     try {
-      await run(`CREATE TABLE IF NOT EXISTS mk_migrations (version INTEGER NOT NULL PRIMARY KEY, applied BIGINT NOT NULL)${d.tableSuffix}`);
-      const { rows } = await sql<{ v: unknown }>`SELECT max(version) AS v FROM mk_migrations`.execute(conn);
-      const current = rows[0]?.v === null || rows[0]?.v === undefined ? 0 : Number(rows[0].v);
-      if (current > all.length) throw new AdapterError('internal', `schema version ${current} is newer than this memberkit supports (${all.length})`);
-      for (let v = current; v < all.length; v++) {
-        for (const statement of all[v]!) await run(statement);
-        await sql`INSERT INTO mk_migrations (version, applied) VALUES (${v + 1}, ${Date.now()})`.execute(conn);
-      }
-      // Still under the migration lock: build the position index where it is missing.
-      for (const t of [OBJECT_POSITIONS, EVENT_POSITIONS]) {
-        if (await runSteps(conn, d, hasPositions(t))) continue;
-        if (d.name === 'mysql') await run('SET TRANSACTION ISOLATION LEVEL READ COMMITTED').then(() => run('START TRANSACTION'));
-        await runSteps(conn, d, rebuildPositions(t));
-        if (d.name === 'mysql') await run('COMMIT');
-      }
+      await fn(conn, run);
       if (d.name !== 'mysql') await run('COMMIT');
     } catch (e) {
       if (d.name !== 'mysql') await run('ROLLBACK').catch(() => undefined);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { AdapterError } from '@memberkit/types';
-import { beginImmediate, type DialectSql, type SqlStore } from '@memberkit/adapter-sql';
+import { underMigrationLock, type DialectSql, type SqlStore } from '@memberkit/adapter-sql';
 
 /**
  * A part of the CN's own schema (tables `mk_cn_*` in the catalogue's database), owned by one
@@ -30,41 +30,22 @@ export function sqlLiteral(d: DialectSql, value: string | null | undefined): str
  */
 export async function migrateCnAreas(store: SqlStore, areas: readonly CnSchemaArea[]): Promise<void> {
   const d = store.dialect;
-  await store.db.connection().execute(async (conn) => {
-    const run = (statement: string) => sql.raw(statement).execute(conn);
-    let release: (() => Promise<unknown>) | undefined;
-    if (d.name === 'postgres') {
-      await run('BEGIN');
-      await run('SELECT pg_advisory_xact_lock(724300118)');
-    } else if (d.name === 'mysql') {
-      await run("SELECT GET_LOCK('memberkit_cn_migrate', 120)");
-      release = () => run("SELECT RELEASE_LOCK('memberkit_cn_migrate')");
-    } else {
-      await beginImmediate(conn);
-    }
-    try {
-      await run(`CREATE TABLE IF NOT EXISTS mk_cn_migrations (
-        area    VARCHAR(64) NOT NULL,
-        version INTEGER NOT NULL,
-        applied BIGINT NOT NULL,
-        PRIMARY KEY (area, version)
-      )${d.tableSuffix}`);
-      for (const area of areas) {
-        const all = area.migrations(d);
-        const { rows } = await sql<{ v: unknown }>`SELECT max(version) AS v FROM mk_cn_migrations WHERE area = ${area.name}`.execute(conn);
-        const current = rows[0]?.v === null || rows[0]?.v === undefined ? 0 : Number(rows[0].v);
-        if (current > all.length) throw new AdapterError('internal', `the CN schema area '${area.name}' is at version ${current}, newer than this memberkit supports (${all.length})`);
-        for (let v = current; v < all.length; v++) {
-          for (const statement of all[v]!) await run(statement);
-          await sql`INSERT INTO mk_cn_migrations (area, version, applied) VALUES (${area.name}, ${v + 1}, ${Date.now()})`.execute(conn);
-        }
+  await underMigrationLock(store.db, d, { key: 724300118, name: 'memberkit_cn_migrate' }, async (conn, run) => {
+    await run(`CREATE TABLE IF NOT EXISTS mk_cn_migrations (
+      area    VARCHAR(64) NOT NULL,
+      version INTEGER NOT NULL,
+      applied BIGINT NOT NULL,
+      PRIMARY KEY (area, version)
+    )${d.tableSuffix}`);
+    for (const area of areas) {
+      const all = area.migrations(d);
+      const { rows } = await sql<{ v: unknown }>`SELECT max(version) AS v FROM mk_cn_migrations WHERE area = ${area.name}`.execute(conn);
+      const current = rows[0]?.v === null || rows[0]?.v === undefined ? 0 : Number(rows[0].v);
+      if (current > all.length) throw new AdapterError('internal', `the CN schema area '${area.name}' is at version ${current}, newer than this memberkit supports (${all.length})`);
+      for (let v = current; v < all.length; v++) {
+        for (const statement of all[v]!) await run(statement);
+        await sql`INSERT INTO mk_cn_migrations (area, version, applied) VALUES (${area.name}, ${v + 1}, ${Date.now()})`.execute(conn);
       }
-      if (d.name !== 'mysql') await run('COMMIT');
-    } catch (e) {
-      if (d.name !== 'mysql') await run('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      await release?.();
     }
   });
 }
