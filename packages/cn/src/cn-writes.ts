@@ -1,8 +1,6 @@
 import {
   AdapterError,
-  DecodeError,
   OCTET_STREAM_FORMAT_ID,
-  SystemMetadataCodec,
   identifierProblem,
   nextRevision,
   normalizeChecksumAlgorithm,
@@ -17,6 +15,7 @@ import {
   checkHeaderValues,
   checkNewObject,
   completeNewSystemMetadata,
+  decodeSysmetaPart,
   fail,
   normalizedChecksum,
   resolveObject,
@@ -61,16 +60,6 @@ export function requireCurrentVersion(op: Operation, record: ObjectRecord, seria
   }
 }
 
-export function decodeSysmeta(op: Operation, xml: string | Uint8Array | undefined, pid?: string): SystemMetadata {
-  const withPid = pid === undefined ? {} : { pid };
-  if (xml === undefined) throw fail(op, 'InvalidRequest', "the 'sysmeta' part is missing", withPid);
-  try {
-    return SystemMetadataCodec.decode(xml);
-  } catch (err) {
-    if (DecodeError.is(err)) throw fail(op, 'InvalidSystemMetadata', `the sysmeta part is not valid system metadata: ${err.message}`, withPid);
-    throw err;
-  }
-}
 
 /**
  * The CN-private operations that change its authoritative copies (CNCore create,
@@ -144,7 +133,7 @@ export class CnWrites {
     try {
       requirePrivileged(this.s, op, ctx, 'create');
       const pid = requireIdentifier(op, input.pid, 'pid');
-      const sm = decodeSysmeta(op, input.sysmeta, pid);
+      const sm = decodeSysmetaPart(op, input.sysmeta, pid);
       await this.requireKnownFormat(op, sm, pid);
       // The core's checks of a new object, with the format already checked against the CN's own list.
       checkNewObject(op, { ...sm, formatId: OCTET_STREAM_FORMAT_ID }, pid, upload.pending);
@@ -176,7 +165,7 @@ export class CnWrites {
     const op = 'CNCore.registerSystemMetadata';
     requirePrivileged(this.s, op, ctx, 'registerSystemMetadata');
     const pid = requireIdentifier(op, input.pid, 'pid');
-    const sm = decodeSysmeta(op, input.sysmeta, pid);
+    const sm = decodeSysmetaPart(op, input.sysmeta, pid);
     const invalid = (msg: string) => fail(op, 'InvalidSystemMetadata', msg, { pid });
     if (sm.identifier !== pid) throw invalid(`systemMetadata/identifier '${sm.identifier}' differs from the pid '${pid}' of the request`);
     await this.requireKnownFormat(op, sm, pid);
@@ -226,7 +215,7 @@ export class CnWrites {
     requirePrivileged(this.s, op, ctx, 'updateSystemMetadata');
     const pid = requireIdentifier(op, input.pid, 'pid');
     const record = await resolveObject(this.s.metadata, op, pid, 'v2');
-    const incoming = decodeSysmeta(op, input.sysmeta, pid);
+    const incoming = decodeSysmetaPart(op, input.sysmeta, pid);
     // The sent serialVersion is not taken as the new one (the CN moves it); it names the
     // revision the change was made on, and a change made on another revision is refused.
     if (incoming.serialVersion !== undefined) requireCurrentVersion(op, record, incoming.serialVersion);

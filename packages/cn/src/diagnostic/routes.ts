@@ -1,5 +1,5 @@
-import { DecodeError, normalizeChecksumAlgorithm, SubjectInfoCodec, SystemMetadataCodec, type SystemMetadata } from '@memberkit/types';
-import { fail, parseMultipart, partText, xmlResponse } from '@memberkit/core';
+import { normalizeChecksumAlgorithm, SubjectInfoCodec, SystemMetadataCodec, type SystemMetadata } from '@memberkit/types';
+import { decodeSysmetaPart, fail, parseMultipart, partText, xmlResponse } from '@memberkit/core';
 import type { CnRouteModule } from '../http/route-module.js';
 import type { CnServices } from '../services.js';
 import { identityServiceOf } from '../identity/routes.js';
@@ -12,13 +12,7 @@ const ECHO_SYSMETA = 'CNDiagnostic.echoSystemMetadata';
  * federation uses, as a create on this CN would require.
  */
 async function checkedSystemMetadata(services: CnServices, xml: string): Promise<SystemMetadata> {
-  let sm: SystemMetadata;
-  try {
-    sm = SystemMetadataCodec.decode(xml);
-  } catch (err) {
-    if (DecodeError.is(err)) throw fail(ECHO_SYSMETA, 'InvalidSystemMetadata', `the sysmeta part is not valid system metadata: ${err.message}`);
-    throw err;
-  }
+  const sm = decodeSysmetaPart(ECHO_SYSMETA, xml);
   const pid = { pid: sm.identifier };
   if (!(await services.formats.get(sm.formatId))) {
     throw fail(ECHO_SYSMETA, 'InvalidSystemMetadata', `systemMetadata/formatId '${sm.formatId}' is not in this CN's format list (GET /formats)`, pid);

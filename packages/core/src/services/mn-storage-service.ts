@@ -3,8 +3,6 @@ import { inject, injectable } from 'inversify';
 import {
   AdapterError,
   DataONEException,
-  DecodeError,
-  SystemMetadataCodec,
   exceptionFromXml,
   identifierProblem,
   type CatalogueChange,
@@ -13,7 +11,6 @@ import {
   type PendingWrite,
   type StorageAdapter,
   type StoredSystemMetadata,
-  type SystemMetadata,
 } from '@memberkit/types';
 import type { CoreConfig } from '../config.js';
 import type { Clock } from '../clock.js';
@@ -32,6 +29,7 @@ import { catalogueSupports, changeableFields, OPERATIONS } from '../protocol/ope
 import { changedFields } from '../protocol/sysmeta-fields.js';
 import { nextRevision } from '../protocol/revision.js';
 import { receiveUpload } from '../protocol/upload.js';
+import { decodeSysmetaPart } from '../protocol/sysmeta-part.js';
 
 /** The object part of a create/update, already spooled to storage's temporary area. */
 export interface ObjectUpload {
@@ -140,17 +138,6 @@ export class MNStorageService {
     }
   }
 
-  private decodeSysmeta(op: Operation, xml: string | Uint8Array | undefined, pid?: string): SystemMetadata {
-    const withPid = pid === undefined ? {} : { pid };
-    if (xml === undefined) throw fail(op, 'InvalidRequest', "the 'sysmeta' part is missing", withPid);
-    try {
-      return SystemMetadataCodec.decode(xml);
-    } catch (err) {
-      if (DecodeError.is(err)) throw fail(op, 'InvalidSystemMetadata', `the sysmeta part is not valid system metadata: ${err.message}`, withPid);
-      throw err;
-    }
-  }
-
   private checkPid(op: Operation, pid: string | undefined, part: string): string {
     if (pid === undefined) throw fail(op, 'InvalidRequest', `the '${part}' part is missing`);
     const problem = identifierProblem(pid);
@@ -195,7 +182,7 @@ export class MNStorageService {
     try {
       this.assertMayCreate(ctx);
       const pid = this.checkPid(op, input.pid, 'pid');
-      const sm = this.decodeSysmeta(op, input.sysmeta, pid);
+      const sm = decodeSysmetaPart(op, input.sysmeta, pid);
       if (sm.obsoletes !== undefined) throw fail(op, 'InvalidSystemMetadata', 'systemMetadata/obsoletes must not be set on create; use update to make a new version', { pid });
       checkNewObject(op, sm, pid, upload.pending);
       await this.assertUnused(op, pid, 'pid');
@@ -222,7 +209,7 @@ export class MNStorageService {
       const old = await resolveObject(this.metadata, op, pid, ctx.version);
       this.requireAllowed(op, ctx, `'${ctx.session.subject}' may not update '${pid}'`, old, pid);
       const newPid = this.checkPid(op, input.newPid, 'newPid');
-      const sm = this.decodeSysmeta(op, input.sysmeta, newPid);
+      const sm = decodeSysmetaPart(op, input.sysmeta, newPid);
       if (old.sysmeta.archived) throw fail(op, 'InvalidRequest', `'${pid}' is archived; an archived object cannot be updated`, { pid });
       if (old.sysmeta.obsoletedBy !== undefined) {
         throw fail(op, 'InvalidSystemMetadata', `'${pid}' is already obsoleted by '${old.sysmeta.obsoletedBy}'; update the head of the chain instead`, { pid });
@@ -292,7 +279,7 @@ export class MNStorageService {
     const pid = this.checkPid(op, input.pid, 'pid');
     const record = await resolveObject(this.metadata, op, pid, ctx.version);
     this.requireAllowed(op, ctx, `'${ctx.session.subject}' may not change the system metadata of '${pid}'`, record, pid);
-    const incoming = this.decodeSysmeta(op, input.sysmeta, pid);
+    const incoming = decodeSysmetaPart(op, input.sysmeta, pid);
     const next = applySystemMetadataUpdate(op, record.sysmeta, incoming, this.clock.now());
     // A catalogue that keeps only an overlay (a read-only legacy archive) changes only its fields.
     const allowed = new Set(changeableFields(op, this.metadata.capabilities));
