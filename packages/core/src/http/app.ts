@@ -1,10 +1,11 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import type { ApiVersion } from '@memberkit/types';
 import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
 import type { Logger } from '../logger.js';
 import type { OperationRoute } from '../extension.js';
-import type { SessionResolver } from '../services/session-resolver.js';
+import type { HeaderReader, SessionResolver } from '../services/session-resolver.js';
 import { QueryParams } from './params.js';
 import { errorResponse, NOSNIFF } from './responses.js';
 import { registerRoutes } from './routes.js';
@@ -24,6 +25,22 @@ export function rawPath(request: Request): string {
   return url.slice(start, q < 0 ? undefined : q);
 }
 
+/**
+ * The request's headers to read: Node's parsed header object when served by node-server
+ * (a fetch Headers built per request costs more than a cached read's whole route).
+ */
+export function headerReader(c: Context): HeaderReader {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming) return c.req.raw.headers;
+  const headers = incoming.headers;
+  return {
+    get(name: string): string | null {
+      const v = headers[name.toLowerCase()];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    },
+  };
+}
+
 export interface AppOptions {
   basePath: string;
 }
@@ -37,6 +54,13 @@ export function createBaseApp(logger: Logger): Hono {
   app.use('*', requestLog(app, logger));
   // No client may guess a type other than the one declared (uploaded bytes are served as is).
   app.use('*', async (c, next) => {
+    // On Node, set on the socket's response before the route runs: node-server merges it into
+    // the head it writes, and the route's Response keeps its light form (no Headers object).
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (outgoing) {
+      outgoing.setHeader('X-Content-Type-Options', NOSNIFF);
+      return next();
+    }
     await next();
     c.res.headers.set('X-Content-Type-Options', NOSNIFF);
   });
@@ -54,12 +78,13 @@ export function operationRoute(deps: { sessions: SessionResolver; logger: Logger
       try {
         noteOperation(c, op);
         const socket = (c.env as { incoming?: { socket?: import('node:tls').TLSSocket } } | undefined)?.incoming?.socket;
-        const session = await deps.sessions.resolve(op, { headers: c.req.raw.headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
+        const headers = headerReader(c);
+        const session = await deps.sessions.resolve(op, { headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
         noteSubject(c, session.subject);
         const ctx: CallContext = {
           session,
-          ipAddress: deps.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', c.req.raw.headers),
-          userAgent: c.req.header('user-agent') ?? '',
+          ipAddress: deps.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', headers),
+          userAgent: headers.get('user-agent') ?? '',
           version,
           // Lazy: reading the signal makes @hono/node-server build a full Request object.
           get signal() {

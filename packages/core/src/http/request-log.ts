@@ -120,7 +120,8 @@ export function requestLog(app: Hono, logger: Logger): MiddlewareHandler {
     if (env?.outgoing && facts.has(env.outgoing)) return next();
     const started = performance.now();
     const f = factsOf(c);
-    const bytesIn = contentLength(c.req.raw.headers) ?? 0;
+    const declared = env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length');
+    const bytesIn = declared && /^\d+$/.test(declared) ? Number(declared) : 0;
     const written = env?.outgoing ? countWrites(env.outgoing) : undefined;
     const emit = (status: number, bytesOut: number, aborted: boolean) => {
       const record: RequestRecord = {

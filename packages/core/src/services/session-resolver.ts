@@ -15,9 +15,12 @@ import { CnSubjects } from '../identity/cn-subjects.js';
 import { JwtError, JwtVerifier } from '../identity/jwt.js';
 import { SubjectInfoLookup } from '../identity/subject-info.js';
 
+/** What the resolver reads of a request's headers (a fetch Headers, or a view of Node's). */
+export type HeaderReader = Pick<Headers, 'get'>;
+
 /** What the resolver reads of a request. */
 export interface SessionRequest {
-  headers: Headers;
+  headers: HeaderReader;
   /** The TLS socket when the node serves HTTPS itself. */
   tlsSocket?: TLSSocket;
   /** The peer's address (the proxy's, behind a reverse proxy). */
@@ -123,7 +126,7 @@ export class SessionResolver {
    * trusted proxy, the nearest address the proxies recorded in X-Forwarded-For that is not
    * itself a trusted proxy (only trusted proxies' word is taken).
    */
-  clientAddress(remoteAddress: string, headers: Headers): string {
+  clientAddress(remoteAddress: string, headers: HeaderReader): string {
     const peer = normaliseAddress(remoteAddress);
     const trusted = (a: string) => isIP(a) !== 0 && this.proxies!.check(a, isIPv6(a) ? 'ipv6' : 'ipv4');
     if (!this.proxies || !trusted(peer)) return peer;
@@ -195,7 +198,7 @@ export class SessionResolver {
     }
   }
 
-  private async fromBearer(op: Operation, headers: Headers): Promise<Credential | undefined> {
+  private async fromBearer(op: Operation, headers: HeaderReader): Promise<Credential | undefined> {
     const auth = headers.get('authorization');
     if (auth === null) return undefined;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
