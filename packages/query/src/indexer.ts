@@ -76,6 +76,9 @@ async function readAll(stream: Readable, max: number): Promise<Uint8Array | unde
  * remembers it per PID and checksum, so neither a restart's catch-up nor a later system
  * metadata change parses it again.
  */
+/** Records indexed per shared transaction by a full walk of the catalogue (a few ms of SQLite each). */
+const BULK_CHUNK = 100;
+
 export class CatalogueIndexer {
   private chain: Promise<unknown> = Promise.resolve();
   private timers: NodeJS.Timeout[] = [];
@@ -367,7 +370,20 @@ export class CatalogueIndexer {
     const size = this.options.pageSize ?? 500;
     for (let start = 0; !this.stopped; start += size) {
       const page = await this.deps.metadata.list({ start, count: size });
-      for (const record of page.items) await this.refresh(record.sysmeta.identifier, force);
+      const plain: ObjectRecord[] = [];
+      for (const record of page.items) {
+        const { identifier: pid, serialVersion, formatId } = record.sysmeta;
+        if (contentKind(formatId)) await this.refresh(pid, force);
+        else if (force || this.indexedVersion.get(pid) !== serialVersion) plain.push(record);
+      }
+      // Nothing to parse: indexed as listed, without reading each twice more, and asked for
+      // together so that the index writes them in shared transactions (one per document was
+      // 0.5 ms each: 100,000 objects kept a new node busy for a minute). A change after the
+      // feed position taken before this walk is replayed from the feed (refresh reads again).
+      for (let i = 0; i < plain.length; i += BULK_CHUNK) {
+        const chunk = plain.slice(i, i + BULK_CHUNK);
+        await this.locked(() => Promise.all(chunk.map((record) => this.indexNow(record))));
+      }
       if (page.items.length < size) break;
       await yieldToEventLoop();
     }
