@@ -58,6 +58,18 @@ function refSeeder(ref: RefCheckout, backend: string): Seeder {
   };
 }
 
+/**
+ * Waits until a node that was started on a seeded folder has done its start-up work: a query
+ * answers once the search index holds every seeded object (a new index walks the catalogue).
+ * The scenarios measure a node at work, not one still indexing what the seeding wrote behind
+ * its back. A node without the query API answers at once.
+ */
+async function settled(node: NodeProcess): Promise<NodeProcess> {
+  const res = await fetch(`${node.baseUrl}/v2/query/solr/?q=*:*&rows=0`, { signal: AbortSignal.timeout(600_000) }).catch(() => undefined);
+  await res?.arrayBuffer();
+  return node;
+}
+
 export function scenarioContext(scenario: string, options: BenchOptions, tmp: string, ref?: RefCheckout): ScenarioContext {
   const subjects: Subject[] = ref ? ['memberkit', 'ref', 'baseline'] : ['memberkit', 'baseline'];
   const folder = (name: string) => mkdtempSync(join(tmp, `${name}-`));
@@ -80,13 +92,13 @@ export function scenarioContext(scenario: string, options: BenchOptions, tmp: st
       try {
         const dir = folder(name);
         const seeded = (seed ? await seed(headSeeder, dir) : undefined) as T;
-        started.set('memberkit', await startNode('memberkit', dir, overrides));
+        started.set('memberkit', await settled(await startNode('memberkit', dir, overrides)));
         if (ref) {
           const refDir = folder(`${name}-ref`);
           const refSeeded = seed ? await seed(refSeeder(ref, options.backend), refDir) : undefined;
           // The same PIDs on both nodes, or the two would not answer the same requests.
           if (Array.isArray(seeded) && JSON.stringify(seeded) !== JSON.stringify(refSeeded)) throw new Error(`${name}: the ref's seeding made other identifiers than this checkout's`);
-          started.set('ref', await startNode('ref', refDir, overrides));
+          started.set('ref', await settled(await startNode('ref', refDir, overrides)));
         }
         return {
           seeded,

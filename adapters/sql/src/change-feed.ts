@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { num, text } from './dialect.js';
 import type { ClockTick } from './clock.js';
 import { changesOf, q, rowOf, rowsOf, Rows, runAsync, type Routine } from './executor.js';
-import type { SqlStore } from './sql-store.js';
+import type { ChangeMark, SqlStore } from './sql-store.js';
 
 /**
  * The change feed (`mk_changes`): one row per inserted, replaced or removed PID, numbered by the
@@ -42,7 +42,14 @@ export function changesSince(store: SqlStore, seq: number, limit: number): Promi
 }
 
 /** The head read last per store, with the SQLite change mark taken before that read. */
-const heads = new WeakMap<SqlStore, { mark: string; head: number }>();
+const heads = new WeakMap<SqlStore, { mark: ChangeMark; head: number }>();
+
+/** The head read last, while the store's change mark has not moved since (SQLite only). */
+export function knownChangeHead(store: SqlStore): number | undefined {
+  const mark = store.changeMark();
+  const known = mark && heads.get(store);
+  return known && known.mark.dataVersion === mark.dataVersion && known.mark.commits === mark.commits ? known.head : undefined;
+}
 
 /**
  * The last committed feed position: one primary-key read. On SQLite, answered from memory
@@ -50,11 +57,9 @@ const heads = new WeakMap<SqlStore, { mark: string; head: number }>();
  * indexes then costs no statement).
  */
 export async function changeHead(store: SqlStore): Promise<number> {
+  const known = knownChangeHead(store);
+  if (known !== undefined) return known;
   const mark = store.changeMark();
-  if (mark !== undefined) {
-    const known = heads.get(store);
-    if (known?.mark === mark) return known.head;
-  }
   const head = await store.readOne('read the change feed head', readHead);
   if (mark !== undefined) heads.set(store, { mark, head });
   return head;

@@ -8,7 +8,7 @@ import { countRows, orderedPage } from './paging.js';
 import { asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_POSITIONS, objectSlice, positionedPage, type PositionDelta, type PositionSlice } from './position-index.js';
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
-import { changeHead, changesSince, pruneChanges, recordChangesSteps } from './change-feed.js';
+import { changeHead, changesSince, knownChangeHead, pruneChanges, recordChangesSteps } from './change-feed.js';
 import { lockClockSteps, type ClockTick } from './clock.js';
 import type { WriteGroup } from './write-group.js';
 import { appendEvents, SqlEventLog } from './event-log.js';
@@ -228,6 +228,10 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
 
   changeHead(): Promise<number> {
     return changeHead(this.store);
+  }
+
+  knownChangeHead(): number | undefined {
+    return knownChangeHead(this.store);
   }
 
   pruneChanges(before: Date, keepLatest: number): Promise<number> {

@@ -66,6 +66,12 @@ interface GroupedWrite {
  * is created on the first open (and the schema migrated) and ended by the last close.
  * @internal Parts reach the pool through `read`/`write`.
  */
+/** See SqlStore.changeMark: equal marks, no commit in between. */
+export interface ChangeMark {
+  readonly dataVersion: number;
+  readonly commits: number;
+}
+
 export class SqlStore {
   readonly options: Readonly<SqlStoreOptions>;
   #handle: SqlHandle | undefined;
@@ -126,9 +132,9 @@ export class SqlStore {
    * write commits; taken before a read, a commit racing the read moves it). Read from memory,
    * no statement on a table. Undefined on other dialects.
    */
-  changeMark(): string | undefined {
+  changeMark(): ChangeMark | undefined {
     const sync = this.#handle?.sync();
-    return sync === undefined ? undefined : `${sync.dataVersion()}:${this.#commits}`;
+    return sync === undefined ? undefined : { dataVersion: sync.dataVersion(), commits: this.#commits };
   }
 
   /** True between the first open() and the last close(). */

@@ -106,6 +106,14 @@ export class ChangeFollower {
     return this.position;
   }
 
+  /**
+   * True when the consumer has every change committed up to now, known without I/O (the
+   * catalogue can tell its head from memory): the caller may skip `catchUp`.
+   */
+  get current(): boolean {
+    return this.position !== undefined && this.metadata.knownChangeHead?.() === this.position;
+  }
+
   /** Hand every change committed up to now to the consumer. A no-op before `begin` or without a feed. */
   catchUp(): Promise<void> {
     if (this.next) return this.next;

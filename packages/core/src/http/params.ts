@@ -3,17 +3,19 @@ import { fail, type Operation } from '../errors.js';
 
 /** Query parameters, form-decoded once (space as '+', %XX), read from the raw URL. */
 export class QueryParams {
-  private readonly params: URLSearchParams;
+  /** Parsed on first use: most operations read no parameter. */
+  #params: URLSearchParams | undefined;
   constructor(
     private readonly op: Operation,
-    url: string,
-  ) {
-    const q = url.indexOf('?');
-    this.params = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-  }
+    private readonly url: string,
+  ) {}
 
   string(name: string): string | undefined {
-    const v = this.params.get(name);
+    if (this.#params === undefined) {
+      const q = this.url.indexOf('?');
+      this.#params = new URLSearchParams(q < 0 ? '' : this.url.slice(q + 1));
+    }
+    const v = this.#params.get(name);
     return v === null || v === '' ? undefined : v;
   }
 

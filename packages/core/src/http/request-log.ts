@@ -43,18 +43,18 @@ interface Facts {
  * What the handlers learn about a request (operation, caller, failure), kept per response: a
  * route that answers by fetching the app again (the bare base path) shares its outer facts.
  */
-const facts = new WeakMap<object, Facts>();
+const FACTS = Symbol('memberkit request facts');
+type Carrier = { [FACTS]?: Facts };
 const observers = new WeakMap<Hono, RequestObserver[]>();
 
-function keyOf(c: Context): object {
-  return (c.env as { outgoing?: object } | undefined)?.outgoing ?? c.req.raw;
+/** Kept on the response object itself: a WeakMap entry per request costs the collector more. */
+function carrierOf(c: Context): Carrier {
+  return ((c.env as { outgoing?: object } | undefined)?.outgoing ?? c.req.raw) as Carrier;
 }
 
 function factsOf(c: Context): Facts {
-  const key = keyOf(c);
-  let f = facts.get(key);
-  if (!f) facts.set(key, (f = {}));
-  return f;
+  const carrier = carrierOf(c);
+  return (carrier[FACTS] ??= {});
 }
 
 /** The operation a route answers, and its pattern (called by the route wrapper). */
@@ -104,7 +104,10 @@ function countWrites(outgoing: ServerResponse): () => number {
     return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
   } as typeof outgoing.write;
   outgoing.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
-    if (typeof chunk !== 'function') add(chunk, rest[0]);
+    // A whole body in one end(): its declared length, not a second scan of a large page.
+    const declared = bytes === 0 && typeof chunk === 'string' ? this.getHeader('content-length') : undefined;
+    if (declared !== undefined && /^\d+$/.test(String(declared))) bytes = Number(declared);
+    else if (typeof chunk !== 'function') add(chunk, rest[0]);
     return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as typeof outgoing.end;
   return () => bytes;
@@ -117,7 +120,7 @@ export function requestLog(app: Hono, logger: Logger): MiddlewareHandler {
   return async (c, next) => {
     const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
     // A nested fetch of the same response (bare base path) is logged once, by the outer call.
-    if (env?.outgoing && facts.has(env.outgoing)) return next();
+    if (env?.outgoing && (env.outgoing as Carrier)[FACTS]) return next();
     const started = performance.now();
     const f = factsOf(c);
     const declared = env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length');

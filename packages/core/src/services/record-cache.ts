@@ -36,9 +36,12 @@ export class RecordCache {
    */
   async lookup(id: string, load: () => Promise<ObjectRecord>): Promise<ObjectRecord> {
     if (!this.enabled) return load();
-    this.#begun ??= this.#follower.begin();
-    await this.#begun;
-    await this.#follower.catchUp();
+    // The hot path (nothing committed since the last check, known from memory) awaits nothing.
+    if (!this.#follower.current) {
+      this.#begun ??= this.#follower.begin();
+      await this.#begun;
+      await this.#follower.catchUp();
+    }
     const hit = this.#records.get(id);
     if (hit) return hit;
     const generation = this.#generation;

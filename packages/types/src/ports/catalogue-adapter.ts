@@ -217,6 +217,12 @@ export interface CatalogueAdapter {
   /** The feed's head alone (MUST be one cheap query: consumers call it before each request). */
   changeHead?(): Promise<number>;
   /**
+   * The feed's head when the adapter knows it without I/O (an embedded database that no
+   * process has written since the head was last read), else undefined. Optional: lets a
+   * consumer that is up to date skip even the cheap query on a hot read path.
+   */
+  knownChangeHead?(): number | undefined;
+  /**
    * Forget feed entries older than `before` and beyond the newest `keepLatest` (the sweep runs
    * it), keeping the newest; the number removed. Positions are dense, so a reader that fell
    * behind sees a gap before its next entry and reconciles in full.
