@@ -79,6 +79,12 @@ async function readAll(stream: Readable, max: number): Promise<Uint8Array | unde
 /** Records indexed per shared transaction by a full walk of the catalogue (a few ms of SQLite each). */
 const BULK_CHUNK = 100;
 
+/** A record read from the catalogue, to index (`force`: even at the serialVersion indexed). */
+interface Listed {
+  record: ObjectRecord;
+  force: boolean;
+}
+
 export class CatalogueIndexer {
   private chain: Promise<unknown> = Promise.resolve();
   private timers: NodeJS.Timeout[] = [];
@@ -119,11 +125,18 @@ export class CatalogueIndexer {
       await this.indexEverything(true);
       await this.reconcilePass();
     }
-    for (const e of entries) {
+    // Each PID once, as the catalogue has it now (every entry would read the same); a
+    // re-created object starts again at serialVersion 1: index it even if a version 1 was.
+    const forced = new Map<string, boolean>();
+    for (const e of entries) forced.set(e.pid, (forced.get(e.pid) ?? false) || e.kind === 'insert');
+    const plain: Listed[] = [];
+    for (const [pid, force] of forced) {
       if (this.stopped) return;
-      // A re-created object starts again at serialVersion 1: index it even if a version 1 was indexed.
-      await this.refresh(e.pid, e.kind === 'insert');
+      const record = await this.deps.metadata.get(pid);
+      if (record && !contentKind(record.sysmeta.formatId)) plain.push({ record, force });
+      else await this.refresh(pid, force);
     }
+    await this.indexListed(plain);
     await this.index.setState(FEED, String(entries.at(-1)!.seq));
   }
 
@@ -149,6 +162,28 @@ export class CatalogueIndexer {
     const record = await this.deps.metadata.get(pid);
     if (record && contentKind(record.sysmeta.formatId) && (force || this.indexedVersion.get(pid) !== record.sysmeta.serialVersion)) await this.parse(record);
     await this.write(pid, force);
+  }
+
+  /**
+   * Records with nothing to parse, indexed as read, without reading each again, and asked for
+   * together so that the index writes them in shared transactions (one transaction per
+   * document costs 0.5 ms: 100,000 objects kept a new node busy for a minute, and every
+   * create or scanned file paid one). A record read before a later change is indexed again
+   * when the feed hands that change over (queries catch up with the feed first); one already
+   * indexed at a later serialVersion by another path is left as it is.
+   */
+  private async indexListed(items: readonly Listed[]): Promise<void> {
+    for (let i = 0; i < items.length; i += BULK_CHUNK) {
+      const chunk = items.slice(i, i + BULK_CHUNK);
+      await this.locked(() =>
+        Promise.all(
+          chunk.map(({ record, force }) => {
+            const indexed = this.indexedVersion.get(record.sysmeta.identifier);
+            return force || indexed === undefined || indexed < record.sysmeta.serialVersion ? this.indexNow(record) : undefined;
+          }),
+        ),
+      );
+    }
   }
 
   /** Under the lock: index what the catalogue has now, with the content known so far. */
@@ -370,20 +405,12 @@ export class CatalogueIndexer {
     const size = this.options.pageSize ?? 500;
     for (let start = 0; !this.stopped; start += size) {
       const page = await this.deps.metadata.list({ start, count: size });
-      const plain: ObjectRecord[] = [];
+      const plain: Listed[] = [];
       for (const record of page.items) {
-        const { identifier: pid, serialVersion, formatId } = record.sysmeta;
-        if (contentKind(formatId)) await this.refresh(pid, force);
-        else if (force || this.indexedVersion.get(pid) !== serialVersion) plain.push(record);
+        if (contentKind(record.sysmeta.formatId)) await this.refresh(record.sysmeta.identifier, force);
+        else plain.push({ record, force });
       }
-      // Nothing to parse: indexed as listed, without reading each twice more, and asked for
-      // together so that the index writes them in shared transactions (one per document was
-      // 0.5 ms each: 100,000 objects kept a new node busy for a minute). A change after the
-      // feed position taken before this walk is replayed from the feed (refresh reads again).
-      for (let i = 0; i < plain.length; i += BULK_CHUNK) {
-        const chunk = plain.slice(i, i + BULK_CHUNK);
-        await this.locked(() => Promise.all(chunk.map((record) => this.indexNow(record))));
-      }
+      await this.indexListed(plain);
       if (page.items.length < size) break;
       await yieldToEventLoop();
     }

@@ -52,12 +52,15 @@ function parseRange(header: string | undefined, size: number): ByteRange | undef
  */
 async function download(c: Context, record: ObjectRecord, version: ApiVersion, open: () => Promise<StorageReadResult>, range?: ByteRange): Promise<Response> {
   const status = range ? 206 : 200;
+  const sm = record.sysmeta;
   const headers: Record<string, string> = {
-    ...objectHeaders(record.sysmeta, version),
-    'Content-Disposition': contentDisposition(fileNameOf(record.sysmeta)),
-    'Accept-Ranges': 'bytes',
-    // writeHead below bypasses the app's middleware.
-    'X-Content-Type-Options': NOSNIFF,
+    ...derivedOnce(sm, `download headers ${version}`, () => ({
+      ...objectHeaders(sm, version),
+      'Content-Disposition': contentDisposition(fileNameOf(sm)),
+      'Accept-Ranges': 'bytes',
+      // writeHead below bypasses the app's middleware.
+      'X-Content-Type-Options': NOSNIFF,
+    })),
   };
   const content = await open();
   try {
@@ -136,7 +139,10 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
   const getObject = operation('MNRead.get', async (c, ctx) => {
     if (c.req.method === 'HEAD') {
       const record = await objects.describe(ctx, id(c));
-      return new Response(null, { status: 200, headers: { ...objectHeaders(record.sysmeta, version), 'Content-Length': String(record.sysmeta.size) } });
+      const sm = record.sysmeta;
+      const headers = derivedOnce(sm, `describe headers ${version}`, () => ({ ...objectHeaders(sm, version), 'Content-Length': String(sm.size) }));
+      // A copy: the cached object is shared by every later describe of this record.
+      return new Response(null, { status: 200, headers: { ...headers } });
     }
     const record = await objects.authorizeGet(ctx, id(c));
     let range: ByteRange | undefined;
