@@ -363,6 +363,13 @@ export class CatalogueIndexer {
 
   /** A change committed by this node (NodeExtension.onChange): system metadata now, content in the background. */
   async onChange(change: ObjectChange): Promise<void> {
+    if (this.feed.available && this.started) {
+      // The feed has the change: follow it in the background (its changes indexed together,
+      // in shared transactions) instead of making the write that made it wait for the index.
+      // Every query catches up with the feed before it answers, so none misses the change.
+      void this.catchUp().catch((err: unknown) => this.deps.logger.error({ err }, 'query index: catch-up failed'));
+      return;
+    }
     await this.write(change.pid, true);
     // update: the previous version now has obsoletedBy.
     const obsoletes = change.record?.sysmeta.obsoletes;
