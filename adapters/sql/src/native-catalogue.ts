@@ -114,11 +114,14 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
 
   /** The page `list` returns, read from the summary columns (no system metadata JSON decoded). */
   async listSummaries(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }> {
-    const { total, rows } = await this.#page<Record<string, unknown>>(query, SUMMARY_COLUMNS);
+    // SQLite: the position index's rows as arrays of values (better-sqlite3's raw mode builds
+    // no object per row; a page of 1,000 summaries is mostly that).
+    const arrays = this.store.dialect.name === 'sqlite';
+    const { total, rows } = await this.#page<Record<string, unknown> | unknown[]>(query, SUMMARY_COLUMNS, arrays);
     return { total, items: rows.map((row) => summaryOf(row)) };
   }
 
-  async #page<Row>(query: ObjectQuery, columns: string): Promise<{ total: number; rows: Row[] }> {
+  async #page<Row>(query: ObjectQuery, columns: string, arrays = false): Promise<{ total: number; rows: Row[] }> {
     checkSlice(query.start, query.count);
     const base = objectConditions(query);
     const subjects = query.readableBy;
@@ -132,7 +135,7 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
       if (ranked !== undefined && ranked.others.length === 0) {
         const { slice } = ranked;
         const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.positionBucketRows;
-        const page = indexed ? yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns }) : undefined;
+        const page = indexed ? yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns, arrays }) : undefined;
         if (page !== undefined) return page;
       }
       if (ranked !== undefined && ranked.others.length > 0) {

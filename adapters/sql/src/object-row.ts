@@ -48,6 +48,11 @@ export function readers(sysmeta: Pick<StoredSystemMetadata, 'rightsHolder' | 'ac
 /** The columns of a listing summary (row alias `r`), in the order `summaryOf` reads values. */
 export const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
 
+/** A text column's value from any driver (MySQL VARBINARY arrives as a Buffer). */
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v);
+}
+
 /**
  * An ObjectSummary from a row of SUMMARY_COLUMNS, given as an object or as values in order,
  * from any driver (MySQL VARBINARY arrives as Buffers, PostgreSQL BIGINT as strings).
@@ -56,7 +61,6 @@ export function summaryOf(row: Record<string, unknown> | unknown[]): ObjectSumma
   const [pid, formatId, size, algorithm, value, modified] = Array.isArray(row)
     ? row
     : [row.pid, row.format_id, row.size, row.checksum_algorithm, row.checksum_value, row.date_modified];
-  const str = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v));
   return {
     identifier: str(pid),
     formatId: str(formatId),
