@@ -63,6 +63,8 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   private realRoot: string | undefined;
   /** Temp files this process is writing or holding uncommitted; never swept. */
   private readonly activeTemps = new Set<string>();
+  /** Shard directories known to exist (made or found by a commit of this process). */
+  private readonly shards = new Set<string>();
   /** This instance's own folder under `tmp/` (see TempOwner), set by `open`. */
   private tempDir: string | undefined;
 
@@ -295,10 +297,20 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     const dirPath = join(this.root, ...shard);
     const target = join(this.root, ...key.split('/'));
     try {
-      const created = await mkdir(dirPath, { recursive: true });
+      // A shard made once stays: one thread-pool call less per write.
+      const known = this.shards.has(dirPath);
+      let created = known ? undefined : await mkdir(dirPath, { recursive: true });
+      this.shards.add(dirPath);
       // Never overwrite: the write id makes a clash impossible unless a write is committed twice.
       if (await lstat(target).then(() => true, () => false)) throw new AdapterError('already-exists', 'storage key collision');
-      await rename(tmpPath, target);
+      try {
+        await rename(tmpPath, target);
+      } catch (e) {
+        // A shard removed behind this process's back (nothing here removes one): made again, once.
+        if (!known || (e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        created = await mkdir(dirPath, { recursive: true });
+        await rename(tmpPath, target);
+      }
       this.activeTemps.delete(tmpPath);
       if (this.fsync) {
         await syncDirectory(dirPath);

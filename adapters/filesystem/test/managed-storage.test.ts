@@ -133,6 +133,15 @@ describe('FilesystemStorageAdapter (managed mode)', () => {
     expect(await text((await store.read(b))!.stream)).toBe('b');
   });
 
+  it('a shard directory removed behind its back is made again by the next commit into it', async () => {
+    const a = await (await upload(chunks('a'))).commit('same');
+    // An operator's clean-up: the shard this process made (and remembers) is gone.
+    await rm(join(dir, ...a.split('/').slice(0, -1)), { recursive: true });
+    const b = await (await upload(chunks('b'))).commit('same');
+    expect(b.slice(0, 76)).toBe(a.slice(0, 76));
+    expect(await text((await store.read(b))!.stream)).toBe('b');
+  });
+
   it('abort() discards the temp bytes, is idempotent, and a committed write is not undone by it', async () => {
     const p = await upload(chunks('x'));
     await p.abort();
