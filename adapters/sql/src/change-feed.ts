@@ -46,7 +46,10 @@ const heads = new WeakMap<SqlStore, { mark: ChangeMark; head: number }>();
 
 /** The head read last, while the store's change mark has not moved since (SQLite only). */
 export function knownChangeHead(store: SqlStore): number | undefined {
-  const mark = store.changeMark();
+  return headAt(store, store.changeMark());
+}
+
+function headAt(store: SqlStore, mark: ChangeMark | undefined): number | undefined {
   const known = mark && heads.get(store);
   return known && known.mark.dataVersion === mark.dataVersion && known.mark.commits === mark.commits ? known.head : undefined;
 }
@@ -57,9 +60,9 @@ export function knownChangeHead(store: SqlStore): number | undefined {
  * indexes then costs no statement).
  */
 export async function changeHead(store: SqlStore): Promise<number> {
-  const known = knownChangeHead(store);
-  if (known !== undefined) return known;
   const mark = store.changeMark();
+  const known = headAt(store, mark);
+  if (known !== undefined) return known;
   const head = await store.readOne('read the change feed head', readHead);
   if (mark !== undefined) heads.set(store, { mark, head });
   return head;

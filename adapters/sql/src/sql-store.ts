@@ -60,18 +60,18 @@ interface GroupedWrite {
   reject: (error: unknown) => void;
 }
 
-/**
- * One connection pool shared by a catalogue, an event log, a job queue and a mapping overlay.
- * `open()`/`close()` are reference counted: every part's open/close delegates here; the pool
- * is created on the first open (and the schema migrated) and ended by the last close.
- * @internal Parts reach the pool through `read`/`write`.
- */
 /** See SqlStore.changeMark: equal marks, no commit in between. */
 export interface ChangeMark {
   readonly dataVersion: number;
   readonly commits: number;
 }
 
+/**
+ * One connection pool shared by a catalogue, an event log, a job queue and a mapping overlay.
+ * `open()`/`close()` are reference counted: every part's open/close delegates here; the pool
+ * is created on the first open (and the schema migrated) and ended by the last close.
+ * @internal Parts reach the pool through `read`/`write`.
+ */
 export class SqlStore {
   readonly options: Readonly<SqlStoreOptions>;
   #handle: SqlHandle | undefined;

@@ -55,6 +55,15 @@ async function readAll(stream: Readable, max: number): Promise<Uint8Array | unde
   return Buffer.concat(chunks);
 }
 
+/** Records indexed per shared transaction (a full walk of the catalogue, a page of the feed): a few ms of SQLite each. */
+const BULK_CHUNK = 100;
+
+/** A record read from the catalogue, to index (`force`: even at the serialVersion indexed). */
+interface Listed {
+  record: ObjectRecord;
+  force: boolean;
+}
+
 /**
  * Keeps a SearchIndex current with the catalogue:
  * - `onChange`: changes this process commits. System metadata is indexed before the request
@@ -76,15 +85,6 @@ async function readAll(stream: Readable, max: number): Promise<Uint8Array | unde
  * remembers it per PID and checksum, so neither a restart's catch-up nor a later system
  * metadata change parses it again.
  */
-/** Records indexed per shared transaction by a full walk of the catalogue (a few ms of SQLite each). */
-const BULK_CHUNK = 100;
-
-/** A record read from the catalogue, to index (`force`: even at the serialVersion indexed). */
-interface Listed {
-  record: ObjectRecord;
-  force: boolean;
-}
-
 export class CatalogueIndexer {
   private chain: Promise<unknown> = Promise.resolve();
   private timers: NodeJS.Timeout[] = [];
@@ -361,7 +361,11 @@ export class CatalogueIndexer {
     await this.chain;
   }
 
-  /** A change committed by this node (NodeExtension.onChange): system metadata now, content in the background. */
+  /**
+   * A change committed by this node (NodeExtension.onChange). With a change feed: a catch-up
+   * in the background (queries catch up first). Without: system metadata now, content in the
+   * background.
+   */
   async onChange(change: ObjectChange): Promise<void> {
     if (this.feed.available && this.started) {
       // The feed has the change: follow it in the background (its changes indexed together,

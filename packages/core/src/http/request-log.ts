@@ -85,9 +85,9 @@ export function observeRequests(app: Hono, observer: RequestObserver): void {
   observers.get(app)?.push(observer);
 }
 
-function contentLength(headers: Headers): number | undefined {
-  const v = headers.get('content-length');
-  return v === null || !/^\d+$/.test(v) ? undefined : Number(v);
+/** A Content-Length value as a number (undefined when absent or not a plain count). */
+function declaredLength(v: unknown): number | undefined {
+  return v === undefined || v === null || !/^\d+$/.test(String(v)) ? undefined : Number(v);
 }
 
 /** Count what a Node response writes (headers excluded). */
@@ -105,8 +105,8 @@ function countWrites(outgoing: ServerResponse): () => number {
   } as typeof outgoing.write;
   outgoing.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
     // A whole body in one end(): its declared length, not a second scan of a large page.
-    const declared = bytes === 0 && typeof chunk === 'string' ? this.getHeader('content-length') : undefined;
-    if (declared !== undefined && /^\d+$/.test(String(declared))) bytes = Number(declared);
+    const declared = bytes === 0 && typeof chunk === 'string' ? declaredLength(this.getHeader('content-length')) : undefined;
+    if (declared !== undefined) bytes = declared;
     else if (typeof chunk !== 'function') add(chunk, rest[0]);
     return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
   } as typeof outgoing.end;
@@ -123,8 +123,7 @@ export function requestLog(app: Hono, logger: Logger): MiddlewareHandler {
     if (env?.outgoing && (env.outgoing as Carrier)[FACTS]) return next();
     const started = performance.now();
     const f = factsOf(c);
-    const declared = env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length');
-    const bytesIn = declared && /^\d+$/.test(declared) ? Number(declared) : 0;
+    const bytesIn = declaredLength(env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length')) ?? 0;
     const written = env?.outgoing ? countWrites(env.outgoing) : undefined;
     const emit = (status: number, bytesOut: number, aborted: boolean) => {
       const record: RequestRecord = {
@@ -149,7 +148,7 @@ export function requestLog(app: Hono, logger: Logger): MiddlewareHandler {
       // Logged once the body is sent (or the client left): the duration covers streaming.
       outgoing.once('close', () => emit(status, written(), !outgoing.writableFinished));
     } else {
-      emit(status, contentLength(c.res.headers) ?? 0, false);
+      emit(status, declaredLength(c.res.headers.get('content-length')) ?? 0, false);
     }
   };
 }
