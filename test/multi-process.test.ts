@@ -115,7 +115,8 @@ async function makePrivate(node: NodeProcess, pid: string): Promise<void> {
     const res = await fetch(`${node.baseUrl}/v2/meta`, { method: 'PUT', headers: ADMIN, body: form });
     const body = await res.text();
     if (res.status === 200) return;
-    // A scan got there first: 409, or 400 naming the stale serialVersion.
+    // A scan got there first: 409, or 400 naming the stale serialVersion (one the read
+    // already saw as newer, or one a scan moved while the update was processed).
     const stale = res.status === 409 || (res.status === 400 && /serialVersion/.test(body));
     if (!stale || attempt >= 10) expect(res.status, body).toBe(200);
   }
@@ -276,45 +277,51 @@ async function concurrentScans(nodes: NodeProcess[], archive: WrappedArchive, sc
       await sleep(50);
     }
   })();
+  // The watcher stops however this ends (a failed step must not leave it polling stopped nodes).
+  let caughtUp: boolean;
+  let scan: Awaited<ReturnType<typeof scanProcess>>;
   const marks = nodes.map((node) => node.output().length);
   const bodies = new Map<string, string>();
   let scanning: ReturnType<typeof scanProcess> | undefined;
   const heldSoFar = () => nodes.reduce((n, node, i) => n + (node.output().slice(marks[i]).match(LEASE_HELD)?.length ?? 0), 0);
-  // The waves again (new bytes) until two scans overlapped: faster scans may finish before the
-  // next one starts (at most four rounds of three waves).
-  for (let wave = 0; wave < 3 || (wave < 12 && (wave % 3 !== 0 || heldSoFar() === 0)); wave++) {
-    await inParallel(WRAPPED.filter((_, i) => i % 3 === wave % 3), 50, (name) => {
-      const body = bodyOf(name, `changed in wave ${wave}`);
-      bodies.set(name, body);
-      return archive.put(name, body);
-    });
-    // A scan in yet another process, started with the changes; it waits for the lease.
-    scanning ??= scanProcess(scanDir);
-    if (wave === 0) {
-      // Made private while the rescan of the first wave runs (it must lose the race and re-read).
-      await sleep(300);
-      await makePrivate(nodes[1]!, WRAPPED[3]!);
-      secrets.add(WRAPPED[3]!);
+  try {
+    // The waves again (new bytes) until two scans overlapped: faster scans may finish before the
+    // next one starts (at most four rounds of three waves).
+    for (let wave = 0; wave < 3 || (wave < 12 && (wave % 3 !== 0 || heldSoFar() === 0)); wave++) {
+      await inParallel(WRAPPED.filter((_, i) => i % 3 === wave % 3), 50, (name) => {
+        const body = bodyOf(name, `changed in wave ${wave}`);
+        bodies.set(name, body);
+        return archive.put(name, body);
+      });
+      // A scan in yet another process, started with the changes; it waits for the lease.
+      scanning ??= scanProcess(scanDir);
+      if (wave === 0) {
+        // Made private while the rescan of the first wave runs (it must lose the race and re-read).
+        await sleep(300);
+        await makePrivate(nodes[1]!, WRAPPED[3]!);
+        secrets.add(WRAPPED[3]!);
+      }
+      await sleep(600);
     }
-    await sleep(600);
+    // Every process's catalogue has every object's new checksum; a missing one is a lost object.
+    const scanned = async () => {
+      for (const node of nodes) {
+        const current = await listed(node);
+        const lost = WRAPPED.filter((pid) => !current.has(pid));
+        if (lost.length > 0) throw new Error(`${lost.length} objects lost on ${node.port}, e.g. ${lost[0]}`);
+        if ([...bodies].some(([pid, body]) => current.get(pid)!.value !== digestOf(current.get(pid)!.algorithm, body))) return false;
+      }
+      return true;
+    };
+    caughtUp = await waitFor(scanned, 30_000);
+    scan = await scanning!;
+    // One more rescan by each process after the last change was catalogued: a scan that re-added
+    // a secret as a new (public) object would show now.
+    await sleep(1_500);
+  } finally {
+    watching = false;
+    await watchSecrets;
   }
-  // Every process's catalogue has every object's new checksum; a missing one is a lost object.
-  const scanned = async () => {
-    for (const node of nodes) {
-      const current = await listed(node);
-      const lost = WRAPPED.filter((pid) => !current.has(pid));
-      if (lost.length > 0) throw new Error(`${lost.length} objects lost on ${node.port}, e.g. ${lost[0]}`);
-      if ([...bodies].some(([pid, body]) => current.get(pid)!.value !== digestOf(current.get(pid)!.algorithm, body))) return false;
-    }
-    return true;
-  };
-  const caughtUp = await waitFor(scanned, 30_000);
-  const scan = await scanning!;
-  // One more rescan by each process after the last change was catalogued: a scan that re-added
-  // a secret as a new (public) object would show now.
-  await sleep(1_500);
-  watching = false;
-  await watchSecrets;
   expect(scan.code, `memberkit scan: ${scan.output}`).toBe(0);
   expect(caughtUp, 'every object catalogued with its new checksum on every process').toBe(true);
   expect(leaks, 'anonymous reads of the objects made private').toBe(0);

@@ -22,8 +22,29 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Serve a Member Node over HTTP (or HTTPS with `tls`) with @hono/node-server. Port 0 picks a free port. */
-export async function serveNode(node: Pick<MemberNode, 'app' | 'close'>, options: ServeOptions): Promise<RunningServer> {
+/** A port bound before the node behind it is built: requests that arrive meanwhile wait for `attach`. */
+export interface PendingServer {
+  server: ServerType;
+  /** The bound port (port 0 resolved). */
+  port: number;
+  /** Serve `node` on this port from now on (requests already waiting are answered by it). */
+  attach(node: Pick<MemberNode, 'app' | 'close'>): RunningServer;
+  /** Give the port up without serving (the node could not be built): waiting requests get 503. */
+  close(): Promise<void>;
+}
+
+type Fetch = MemberNode['app']['fetch'];
+
+/**
+ * Bind the port first, build the node after: a port chosen by the system (0) is the one the
+ * node's derived baseURL names, with no window in which another process takes it, and a port
+ * in use is reported before any database is opened. Port 0 picks a free port.
+ */
+export function listenFirst(options: ServeOptions): Promise<PendingServer> {
+  let attached: Fetch | undefined;
+  let settle!: (fetch: Fetch) => void;
+  const ready = new Promise<Fetch>((resolve) => (settle = resolve));
+  const starting: Fetch = (req, env) => ready.then((fetch) => fetch(req, env));
   return new Promise((resolve, reject) => {
     const tls = options.tls;
     const https = tls
@@ -37,24 +58,39 @@ export async function serveNode(node: Pick<MemberNode, 'app' | 'close'>, options
           },
         }
       : {};
-    const server = serve({ fetch: node.app.fetch, port: options.port, hostname: options.hostname ?? '0.0.0.0', ...https }, (info: AddressInfo) => {
+    const fetch: Fetch = (req, env) => (attached ?? starting)(req, env);
+    const server = serve({ fetch, port: options.port, hostname: options.hostname ?? '0.0.0.0', ...https }, (info: AddressInfo) => {
       server.off('error', reject);
       // Keep idle connections longer than clients and load balancers do (60 s), so a client
       // never reuses a connection the server is closing at that moment ("other side closed").
       const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
       http.keepAliveTimeout = 65_000;
       http.headersTimeout = 66_000;
+      const closeServer = (after: () => Promise<void>) =>
+        new Promise<void>((done) => {
+          server.close(() => void after().finally(done));
+          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        });
       resolve({
         server,
         port: info.port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => void node.close().finally(done));
-            (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-          }),
+        attach(node) {
+          attached = node.app.fetch;
+          settle(attached);
+          return { server, port: info.port, close: () => closeServer(() => node.close()) };
+        },
+        close() {
+          settle(() => new Response('the node did not start\n', { status: 503, headers: { 'Content-Type': 'text/plain', Connection: 'close' } }));
+          return closeServer(async () => undefined);
+        },
       });
     });
     // A port in use or an address not ours: the caller reports it (not an unhandled 'error').
     server.once('error', reject);
   });
+}
+
+/** Serve a Member Node over HTTP (or HTTPS with `tls`) with @hono/node-server. Port 0 picks a free port. */
+export async function serveNode(node: Pick<MemberNode, 'app' | 'close'>, options: ServeOptions): Promise<RunningServer> {
+  return (await listenFirst(options)).attach(node);
 }

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { InvalidArgumentError, type Command } from 'commander';
 
 // The Coordinating Node's commands: `memberkit cn init DIR`, `memberkit cn serve DIR` (also
@@ -16,18 +15,6 @@ function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
   return n;
-}
-
-/** A free port on `host`, so that a baseURL derived from port 0 names the real port. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port: p } = probe.address() as { port: number };
-      probe.close(() => resolve(p));
-    });
-  });
 }
 
 /**
@@ -50,29 +37,34 @@ export async function isCnFolder(dir: string, configFile?: string): Promise<bool
 /** `memberkit cn serve DIR`: load, build, listen; the banner goes to stderr, logs to stdout. */
 export async function cnServeCommand(dir: string, opts: CnServeFlags): Promise<void> {
   const { createCnParts, createCoordinatingNode, loadCnFolder, resolveCnPath, toCnConfig } = await import('@memberkit/cn');
-  const { createLogger, serveNode } = await import('@memberkit/core');
+  const { createLogger, listenFirst } = await import('@memberkit/core');
   const { listenError } = await import('../startup-errors.js');
   const { readFileSync } = await import('node:fs');
   const loaded = loadCnFolder({ dir, ...(opts.config ? { configFile: opts.config } : {}) });
   if (opts.baseUrl) loaded.config.node.baseURL = opts.baseUrl;
   const host = opts.host ?? loaded.config.server.host;
-  let listenPort = opts.port ?? loaded.config.server.port;
-  if (listenPort === 0 && loaded.config.node.baseURL === undefined) listenPort = await freePort(host);
-  const logger = createLogger({ level: loaded.config.log.level });
-  const config = toCnConfig(loaded, listenPort);
-  const cn = await createCoordinatingNode(config, { ...createCnParts(loaded), logger });
+  const listenPort = opts.port ?? loaded.config.server.port;
   const tls = loaded.config.server.tls;
   const read = (p: string) => readFileSync(resolveCnPath(loaded, p), 'utf8');
-  let running;
+  // Bound before the node is built: port 0 resolves to the port the derived baseURL names.
+  let pending;
   try {
-    running = await serveNode(cn, {
+    pending = await listenFirst({
       port: listenPort,
       hostname: host,
       ...(tls ? { tls: { cert: read(tls.cert), key: read(tls.key), ca: tls.ca.map(read) } } : {}),
     });
   } catch (err) {
-    await cn.close().catch(() => undefined);
     throw listenError(err, listenPort, host, loaded.file) ?? err;
+  }
+  const logger = createLogger({ level: loaded.config.log.level });
+  let running;
+  try {
+    const config = toCnConfig(loaded, pending.port);
+    running = pending.attach(await createCoordinatingNode(config, { ...createCnParts(loaded), logger }));
+  } catch (err) {
+    await pending.close();
+    throw err;
   }
   const url = `${tls ? 'https' : 'http'}://localhost:${running.port}${loaded.config.server.basePath}`;
   console.error([

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { serveMetrics, serveNode } from '@memberkit/core';
+import { listenFirst, serveMetrics } from '@memberkit/core';
 import { buildNode, tlsOptions } from '../build-node.js';
 import { WORKER_ENV, type WorkerSettings } from '../cluster-messages.js';
 import { workerCount, type WorkersSetting } from '../cluster-size.js';
@@ -66,19 +66,26 @@ export async function serveCommand(dir: string, opts: ServeFlags): Promise<void>
   const host = opts.host ?? loaded.config.server.host;
   const workers = workerCount(loaded.config, opts.workers ?? loaded.config.server.workers);
   if (workers.count > 1) return serveCluster(loaded, opts, host, workers);
-  let listenPort = opts.port ?? loaded.config.server.port;
-  if (listenPort === 0 && loaded.config.node.baseURL === undefined) listenPort = await freePort(host);
-  const built = await buildNode(loaded, { port: listenPort });
-  const idProblem = nodeIdentifierProblem(loaded.config.node.identifier);
-  if (idProblem) built.logger.warn({ identifier: loaded.config.node.identifier }, `${idProblem}; \`memberkit register\` will refuse it`);
+  const listenPort = opts.port ?? loaded.config.server.port;
   const tls = tlsOptions(loaded);
-  let running;
+  // The port is bound before the node is built: port 0 resolves to the port the derived
+  // baseURL names, and no other process can take it in between.
+  let pending;
   try {
-    running = await serveNode(built.node, { port: listenPort, hostname: host, ...(tls ? { tls } : {}) });
+    pending = await listenFirst({ port: listenPort, hostname: host, ...(tls ? { tls } : {}) });
   } catch (err) {
-    await built.close().catch(() => undefined);
     throw listenError(err, listenPort, host, loaded.file) ?? err;
   }
+  let built;
+  try {
+    built = await buildNode(loaded, { port: pending.port });
+  } catch (err) {
+    await pending.close();
+    throw err;
+  }
+  const idProblem = nodeIdentifierProblem(loaded.config.node.identifier);
+  if (idProblem) built.logger.warn({ identifier: loaded.config.node.identifier }, `${idProblem}; \`memberkit register\` will refuse it`);
+  const running = pending.attach(built.node);
   let metricsServer: { port: number; close(): Promise<void> } | undefined;
   if (built.metrics) {
     const m = loaded.config.metrics;

@@ -298,7 +298,9 @@ export class MNStorageService {
     try {
       await this.commitChange(ctx, { replace: [{ pid, expectedSerialVersion: record.sysmeta.serialVersion, sysmeta }] }, { event, pid }, [notice]);
     } catch (err) {
-      if (AdapterError.is(err, 'conflict')) throw fail(op, 'InvalidRequest', `'${pid}' changed while this request was processed; read it again and retry`, { pid });
+      if (AdapterError.is(err, 'conflict')) {
+        throw fail(op, 'InvalidRequest', `'${pid}' changed while this request was processed (its serialVersion moved past ${record.sysmeta.serialVersion}); read its system metadata again and retry`, { pid });
+      }
       if (AdapterError.is(err, 'already-exists')) throw fail(op, 'InvalidSystemMetadata', `the seriesId of '${pid}' is already in use; choose another`, { pid });
       throw err;
     }
