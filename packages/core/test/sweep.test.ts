@@ -2,7 +2,7 @@
 // happened (a process killed between the two) are removed; bytes a catalogue row references,
 // and bytes of writes still within the grace period, are kept. It also prunes the change feed to
 // its retention, keeping the newest entry. Real adapters: the SQL store on SQLite, managed files.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -68,6 +68,26 @@ it('keeps catalogued bytes committed beside a stale intent, and drops the intent
   expect(await sweep.sweep(Date.now() + 5_000)).toBe(0);
   expect(await storage.stat(beside)).toBeDefined();
   expect(await sql.catalogue.staleIntents(new Date(Date.now() + 5_000), 10)).toEqual([]);
+});
+
+it('keeps an intent whose candidate bytes are still too young to judge, and removes them at a later pass', async () => {
+  // Grace shorter than the slack: bytes committed after a stale intent may be a write in progress.
+  const sweep = new StrandedBytesSweep({ metadata: sql.catalogue, storage, logger }, { graceMs: 1_000, slackMs: 60_000 });
+  const key = await write('young-stranded', false);
+  const intents = () => sql.catalogue.staleIntents(new Date(Date.now() + 60_000), 10);
+  expect((await intents()).map((i) => i.name)).toEqual(['young-stranded']);
+  // Bytes committed 5 s after the intent (a slow rename): at intent + 2 s the intent is past its
+  // grace, the bytes are not: neither goes (the old sweep dropped the intent and kept the bytes for good).
+  const intentAt = (await intents())[0]!.created.getTime();
+  const at = new Date(intentAt + 5_000);
+  utimesSync(join(dir, 'store', key), at, at);
+  expect(await sweep.sweep(intentAt + 2_000)).toBe(0);
+  expect(await storage.stat(key)).toBeDefined();
+  expect((await intents()).map((i) => i.name)).toEqual(['young-stranded']);
+  // Both past the grace: the bytes go with the intent.
+  expect(await sweep.sweep(intentAt + 7_000)).toBe(1);
+  expect(await storage.stat(key)).toBeUndefined();
+  expect(await intents()).toEqual([]);
 });
 
 it('prunes the change feed past its retention, keeping the newest entry', async () => {

@@ -79,16 +79,25 @@ export class StrandedBytesSweep {
       const stale = await metadata.staleIntents!(new Date(now - grace), 1000);
       if (stale.length === 0) return removed;
       const windows = stale.map((i) => [i.created.getTime() - slack, i.created.getTime() + slack] as const);
+      const within = (t: number) => ([from, to]: readonly [number, number]) => t >= from && t <= to;
+      // Candidates still within the grace period may be a write in progress: not judged now,
+      // and the intents whose window holds one are kept for a later pass (not dropped unjudged).
+      const young: number[] = [];
       for await (const entry of storage.list!()) {
         const t = entry.modified.getTime();
-        if (t >= now - grace || !windows.some(([from, to]) => t >= from && t <= to)) continue;
+        if (!windows.some(within(t))) continue;
+        if (t >= now - grace) {
+          young.push(t);
+          continue;
+        }
         if (await metadata.referencesKey!(entry.key)) continue;
         await storage.delete!(entry.key);
         removed++;
         logger.warn({ key: entry.key, modified: entry.modified }, 'sweep: removed bytes whose catalogue commit never happened');
       }
-      await metadata.dropIntents!(stale.map((i) => i.id));
-      if (stale.length < 1000) return removed;
+      const judged = stale.filter((_, k) => !young.some((t) => within(t)(windows[k]!)));
+      await metadata.dropIntents!(judged.map((i) => i.id));
+      if (judged.length < stale.length || stale.length < 1000) return removed;
     }
   }
 
