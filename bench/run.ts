@@ -4,6 +4,7 @@
 //   npm run bench -- --quick               smaller sizes, 2 rounds, a smoke run
 //   npm run bench -- --only list,wrap      some scenarios
 //   npm run bench -- --repeat 7            rounds per scenario (default 5, --quick 2)
+//   npm run bench -- --only wrap --wrap-files 20000   files in the wrapped tree (default 100,000, --quick 2,000)
 //   npm run bench -- --compare <git ref>   also measure that commit of memberkit, in the same rounds
 //   npm run bench -- --out file.json       JSON results elsewhere (default bench-results.json)
 //   npm run bench -- --duration 5          seconds per autocannon run
@@ -53,6 +54,7 @@ try {
       out: { type: 'string' },
       duration: { type: 'string' },
       repeat: { type: 'string' },
+      'wrap-files': { type: 'string' },
       compare: { type: 'string' },
       backend: { type: 'string', default: 'files+sqlite' },
       help: { type: 'boolean', default: false },
@@ -78,7 +80,7 @@ const options: BenchOptions = {
   repeat,
   largeBytes: quick ? 64 * MiB : 1024 * MiB,
   listObjects: quick ? 5_000 : 100_000,
-  wrapFiles: quick ? 2_000 : 100_000,
+  wrapFiles: positive('wrap-files', values['wrap-files'], quick ? 2_000 : 100_000),
   backend: 'files+sqlite',
 };
 
@@ -87,7 +89,7 @@ function minutes(seconds: number): string {
 }
 
 if (values.help) {
-  console.log(`npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.name).join(',')}] [--backend ${BACKENDS.join('|')}|all] [--repeat N] [--compare <git ref>] [--out file.json] [--duration s]`);
+  console.log(`npm run bench -- [--quick] [--only ${SCENARIOS.map((s) => s.name).join(',')}] [--backend ${BACKENDS.join('|')}|all] [--repeat N] [--compare <git ref>] [--out file.json] [--duration s] [--wrap-files N]`);
   console.log(`\nScenarios, with what a run costs on 2 cores at the defaults (${options.repeat} rounds, ${options.duration} s load runs; files+sqlite; with --compare):`);
   let total = 0;
   let totalCompare = 0;

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 
 /** What hashing one file found: its digest, size and mtime while read; or `absent`. */
 export type DigestResult =
-  | { checksum: string; size: number; mtimeMs: number }
+  | { checksum: string; size: number; mtimeMs: number; head?: Uint8Array }
   | { absent: true }
   | { error: { code?: string; message: string } };
 
@@ -20,7 +20,7 @@ const CHUNK = 1 << 20;
 const buffer = Buffer.allocUnsafe(CHUNK);
 const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0) | (fs.constants.O_NONBLOCK || 0);
 const absent = (e) => e && (e.code === 'ENOENT' || e.code === 'ENOTDIR' || e.code === 'ELOOP');
-function digest(path, hashName) {
+function digest(path, hashName, headBytes) {
   let real;
   try { real = fs.realpathSync.native(path); } catch (e) { if (absent(e)) return { absent: true }; throw e; }
   if (real !== path) return { absent: true };
@@ -31,22 +31,26 @@ function digest(path, hashName) {
     if (!before.isFile()) return { absent: true };
     const hash = createHash(hashName);
     let bytes = 0;
+    let head;
     for (;;) {
       const n = fs.readSync(fd, buffer, 0, CHUNK, null);
       if (n === 0) break;
+      if (headBytes > 0 && head === undefined) head = new Uint8Array(buffer.subarray(0, Math.min(n, headBytes)));
       hash.update(buffer.subarray(0, n));
       bytes += n;
     }
     const after = fs.fstatSync(fd);
     if (bytes !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) return { absent: true };
-    return { checksum: hash.digest('hex'), size: after.size, mtimeMs: after.mtimeMs };
+    const r = { checksum: hash.digest('hex'), size: after.size, mtimeMs: after.mtimeMs };
+    if (headBytes > 0) r.head = head || new Uint8Array();
+    return r;
   } finally {
     fs.closeSync(fd);
   }
 }
 parentPort.on('message', ({ id, jobs }) => {
-  const results = jobs.map(([path, hashName]) => {
-    try { return digest(path, hashName); } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
+  const results = jobs.map(([path, hashName, headBytes]) => {
+    try { return digest(path, hashName, headBytes); } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
   });
   parentPort.postMessage({ id, results });
 });
@@ -61,6 +65,7 @@ interface Slot {
 interface Waiting {
   path: string;
   hashName: string;
+  headBytes: number;
   resolve: (r: DigestResult) => void;
   reject: (e: unknown) => void;
 }
@@ -83,9 +88,10 @@ export class DigestPool {
     this.#size = size;
   }
 
-  digest(path: string, hashName: string): Promise<DigestResult> {
+  /** The file's digest; with `headBytes`, also its first bytes (read anyway: no second open for format identification). */
+  digest(path: string, hashName: string, headBytes = 0): Promise<DigestResult> {
     return new Promise((resolve, reject) => {
-      this.#batch.push({ path, hashName, resolve, reject });
+      this.#batch.push({ path, hashName, headBytes, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
@@ -114,7 +120,7 @@ export class DigestPool {
       this.#inflight.set(id, { slot: target, jobs });
       target.busy += jobs.length;
       target.worker.ref();
-      target.worker.postMessage({ id, jobs: jobs.map((j) => [j.path, j.hashName]) });
+      target.worker.postMessage({ id, jobs: jobs.map((j) => [j.path, j.hashName, j.headBytes]) });
     }
   }
 

@@ -142,15 +142,20 @@ export class TreeStorageAdapter implements StorageAdapter {
    * or changed while being read). Small files are read in one call: a scan of many small
    * files is dominated by system calls, not by hashing.
    */
-  async digest(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal; sizeHint?: number; expected?: StorageEntry }): Promise<{ checksum: string; size: number; mtimeMs: number; version: string } | undefined> {
+  async digest(
+    key: StorageKey,
+    algorithm: ChecksumAlgorithmName,
+    options?: { signal?: AbortSignal; sizeHint?: number; expected?: StorageEntry; headBytes?: number },
+  ): Promise<{ checksum: string; size: number; mtimeMs: number; version: string; head?: Uint8Array } | undefined> {
     throwIfAborted(options?.signal);
+    const headBytes = Math.max(0, options?.headBytes ?? 0);
     const sizeHint = options?.sizeHint ?? options?.expected?.size;
     if (sizeHint !== undefined && sizeHint <= SMALL_FILE_BYTES) {
       // Small files (what a scan mostly meets) on the worker pool: same checks, synchronous calls.
       const path = this.plainPath(key, await this.rootReal());
       if (path === undefined) return undefined;
       this.pool ??= new DigestPool();
-      const r = await this.pool.digest(path, NODE_HASH_NAMES[algorithm]);
+      const r = await this.pool.digest(path, NODE_HASH_NAMES[algorithm], headBytes);
       if ('error' in r) throw fsError(Object.assign(new Error(r.error.message), { code: r.error.code }), 'read');
       return 'absent' in r ? undefined : { ...r, version: String(r.mtimeMs) };
     }
@@ -161,21 +166,21 @@ export class TreeStorageAdapter implements StorageAdapter {
       if (!before.isFile()) return undefined;
       const hash = createChecksumHash(algorithm);
       let bytes = 0;
-      if (before.size <= SMALL_FILE_BYTES) {
-        const data = await handle.readFile(options?.signal ? { signal: options.signal } : {});
-        hash.update(data);
-        bytes = data.length;
-      } else {
+      let head: Uint8Array | undefined;
+      const take = (chunk: Buffer) => {
+        if (headBytes > 0 && head === undefined) head = new Uint8Array(chunk.subarray(0, headBytes));
+        hash.update(chunk);
+        bytes += chunk.length;
+      };
+      if (before.size <= SMALL_FILE_BYTES) take(await handle.readFile(options?.signal ? { signal: options.signal } : {}));
+      else {
         const stream = handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 });
         if (options?.signal) addAbortSignal(options.signal, stream);
-        for await (const chunk of stream) {
-          hash.update(chunk as Buffer);
-          bytes += (chunk as Buffer).length;
-        }
+        for await (const chunk of stream) take(chunk as Buffer);
       }
       const after = await handle.stat();
       if (bytes !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) return undefined;
-      return { checksum: hash.digest('hex'), size: after.size, mtimeMs: after.mtimeMs, version: String(after.mtimeMs) };
+      return { checksum: hash.digest('hex'), size: after.size, mtimeMs: after.mtimeMs, version: String(after.mtimeMs), ...(headBytes > 0 ? { head: head ?? new Uint8Array() } : {}) };
     } catch (e) {
       if (AdapterError.is(e) || options?.signal?.aborted) throw e;
       throw fsError(e, 'read');

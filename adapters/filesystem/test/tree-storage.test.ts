@@ -123,6 +123,21 @@ describe('TreeStorageAdapter (wrap mode)', () => {
     await expect(tree.digest('../sibling.txt', 'SHA-1', { sizeHint: 1 })).rejects.toMatchObject({ kind: 'invalid' });
   });
 
+  it('gives the first bytes with the digest when asked (the scanner identifies formats without a second read), on both paths', async () => {
+    const big = Buffer.alloc((1 << 20) + 3000);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 31) % 251;
+    await writeFile(join(root, 'big.dat'), big);
+    for (const sizeHint of [big.length, 10]) {
+      // sizeHint 10 takes the hashing threads, the real size the streaming path
+      const d = await tree.digest('big.dat', 'SHA-1', { sizeHint, headBytes: 8192 });
+      expect(d!.checksum).toBe(createHash('sha1').update(big).digest('hex'));
+      expect(Buffer.from(d!.head!)).toEqual(big.subarray(0, 8192));
+    }
+    const small = await Promise.all([tree.digest('top.csv', 'SHA-1', { sizeHint: 8, headBytes: 8192 }), tree.digest('top.csv', 'SHA-1', { headBytes: 3 })]);
+    expect(small.map((d) => Buffer.from(d!.head!).toString())).toEqual(['a,b\n1,2\n', 'a,b']);
+    expect((await tree.digest('top.csv', 'SHA-1', { sizeHint: 8 }))!.head).toBeUndefined();
+  });
+
   it('refuses hostile keys with kind invalid', async () => {
     const hostile = ['../sibling.txt', 'a/../../sibling.txt', 'data/../../sibling.txt', '/etc/passwd', join(outside, 'secret.txt'),
       'data\\..\\..\\sibling.txt', 'top.csv\0', '', './top.csv', 'data//x', 'data/', '..'];

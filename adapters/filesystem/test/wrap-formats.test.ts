@@ -13,6 +13,7 @@ import { createSqlCatalogue, SqlScanState, type SqlCatalogue } from '@memberkit/
 import { WrapScanner, type WrapScannerOptions } from '@memberkit/core';
 import { TreeStorageAdapter } from '../src/tree-storage.js';
 
+/** Counts the reads of heads (with a digest, or alone) and the digests the scanner asks for. */
 class CountingTree extends TreeStorageAdapter {
   heads: string[] = [];
   digests: string[] = [];
@@ -22,7 +23,11 @@ class CountingTree extends TreeStorageAdapter {
   }
   override async digest(key: string, algorithm: ChecksumAlgorithmName, options?: Parameters<TreeStorageAdapter['digest']>[2]) {
     this.digests.push(key);
-    return super.digest(key, algorithm, options);
+    if (options?.headBytes) this.heads.push(key);
+    const d = await super.digest(key, algorithm, options);
+    // The head comes with the digest, never read a second time.
+    if (d && options?.headBytes) expect(d.head, key).toBeDefined();
+    return d;
   }
 }
 

@@ -44,7 +44,8 @@ export class EntryExaminer {
       return { checksum, native, bytesRead: 0, format: await this.identify(entry, undefined, mediaType, signal) };
     }
     if (this.storage.digest) {
-      const d = await this.storage.digest(entry.key, this.algorithm, { ...opts, expected: entry });
+      const wantsHead = entry.size > 0 && this.formats.needsContent(entry.key);
+      const d = await this.storage.digest(entry.key, this.algorithm, { ...opts, expected: entry, ...(wantsHead ? { headBytes: HEAD_BYTES } : {}) });
       if (d === undefined || d.size !== entry.size || (entry.version !== undefined && d.version !== undefined && d.version !== entry.version)) return undefined;
       return { checksum: d.checksum, native: false, bytesRead: d.size, format: await this.identify(entry, d.head, d.mediaType ?? mediaType, signal) };
     }

@@ -25,8 +25,10 @@ export interface WrapStorage extends StorageAdapter {
   /**
    * The digest of the bytes at `key`, or undefined when absent or changed while read (size or
    * version moved). `expected` is the listed entry: its version, when given, MUST still match.
+   * `headBytes`: the scanner wants the first bytes for format identification; an adapter that
+   * returns them as `head` (up to that many) spares a second read of the entry.
    */
-  digest?(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal; expected?: StorageEntry }): Promise<EntryDigest | undefined>;
+  digest?(key: StorageKey, algorithm: ChecksumAlgorithmName, options?: { signal?: AbortSignal; expected?: StorageEntry; headBytes?: number }): Promise<EntryDigest | undefined>;
 }
 
 /** Storage that can be wrapped: it declares and implements `list`. */
