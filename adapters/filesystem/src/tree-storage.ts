@@ -20,6 +20,8 @@ import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted 
 
 /** Files up to this size are read in one call when hashed. */
 const SMALL_FILE_BYTES = 1 << 20;
+/** Entries of one directory stated at once while listing. */
+const LIST_STAT_BATCH = 64;
 
 export interface TreeStorageOptions {
   /** The existing directory tree to expose, read-only and in place. */
@@ -213,6 +215,31 @@ export class TreeStorageAdapter implements StorageAdapter {
       }
     };
     await push('');
+    // Names that need an lstat (files, and entries whose type the directory did not give),
+    // stated together: the calls overlap on the thread pool instead of one at a time.
+    let batch: string[] = [];
+    const stat = (rel: string): Promise<Stats | undefined> =>
+      lstat(join(root, ...rel.split('/'))).catch((e: unknown) => {
+        if (isAbsent(e)) return undefined;
+        throw fsError(e, 'list');
+      });
+    /** The batch's entries in listing order; directories it turned out to hold are descended into after it. */
+    async function* emit(this: void): AsyncGenerator<TreeEntry> {
+      const rels = batch;
+      batch = [];
+      const stats = await Promise.all(rels.map(stat));
+      const dirs: string[] = [];
+      for (let i = 0; i < rels.length; i++) {
+        const st = stats[i];
+        const rel = rels[i]!;
+        if (st === undefined) continue;
+        if (st.isSymbolicLink()) onSkip?.(rel, 'symbolic link (never followed)');
+        else if (st.isDirectory()) dirs.push(rel);
+        else if (!st.isFile()) onSkip?.(rel, 'not a regular file');
+        else if (rel.startsWith(prefix)) yield toEntry(rel, st);
+      }
+      for (const rel of dirs.reverse()) if (couldContain(rel, prefix)) await push(rel);
+    }
     try {
       while (stack.length > 0) {
         throwIfAborted(options?.signal);
@@ -224,6 +251,7 @@ export class TreeStorageAdapter implements StorageAdapter {
           throw fsError(e, 'list');
         }
         if (entry === null) {
+          yield* emit();
           stack.pop();
           await top.dir.close().catch(() => undefined);
           continue;
@@ -235,24 +263,15 @@ export class TreeStorageAdapter implements StorageAdapter {
           onSkip?.(rel, problem);
           continue;
         }
-        let kind: 'file' | 'dir' | 'link' | 'other' = entry.isSymbolicLink() ? 'link' : entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other';
-        let st: Stats | undefined;
-        if (kind === 'other' || kind === 'file') {
-          // d_type may be unknown on some file systems: lstat decides.
-          try {
-            st = await lstat(join(root, ...rel.split('/')));
-          } catch (e) {
-            if (isAbsent(e)) continue;
-            throw fsError(e, 'list');
-          }
-          kind = st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
-        }
-        if (kind === 'link') onSkip?.(rel, 'symbolic link (never followed)');
-        else if (kind === 'other') onSkip?.(rel, 'not a regular file');
-        else if (kind === 'dir') {
+        if (entry.isSymbolicLink()) onSkip?.(rel, 'symbolic link (never followed)');
+        else if (entry.isDirectory()) {
+          // Depth first, in listing order: what came before the directory is emitted first.
+          yield* emit();
           if (couldContain(rel, prefix)) await push(rel);
-        } else if (st && rel.startsWith(prefix)) {
-          yield toEntry(rel, st);
+        } else {
+          // d_type may be unknown on some file systems: lstat decides (a file's size and mtime come from it too).
+          batch.push(rel);
+          if (batch.length >= LIST_STAT_BATCH) yield* emit();
         }
       }
     } finally {
