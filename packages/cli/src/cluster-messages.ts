@@ -21,7 +21,7 @@ export type WorkerMessage =
   /** Listening, background work started. */
   | { mk: 'ready'; slot: number }
   /** Could not start: the one line to print (a configuration or database problem, a port in use). */
-  | { mk: 'failed'; slot: number; message: string }
+  | { mk: 'failed'; slot: number; message: string; portInUse?: true }
   /** A follower before a query: bring the shared index up to date (id: the follower's). */
   | { mk: 'index-catch-up'; id: number }
   /** The first worker: done (id: the primary's). */

@@ -13,8 +13,13 @@ export interface ClusterOptions {
   warnings?: ReadonlyArray<{ fields: Record<string, unknown>; message: string }>;
   /** What every worker serves (the slot is added per worker). */
   settings: Omit<WorkerSettings, 'slot'>;
-  /** Print the start banner (once, when every worker listens); the metrics port when served. */
-  banner(metricsPort: number | undefined): void;
+  /** Print the start banner (once, when every worker listens): the port served, the metrics port when served. */
+  banner(port: number, metricsPort: number | undefined): void;
+  /**
+   * The port was chosen by the system (port 0): another may be chosen when a process took it
+   * before the first worker listened on it.
+   */
+  choosePort?: () => Promise<number>;
 }
 
 /** A worker that dies is started again after this (doubling per death in a row, at most MAX). */
@@ -36,7 +41,7 @@ interface Slot {
 }
 
 /** Why a worker did not start, from its report or its exit. */
-type StartOutcome = { ok: true } | { ok: false; message: string };
+type StartOutcome = { ok: true } | { ok: false; message: string; portInUse?: true };
 
 /**
  * The primary of `memberkit serve --workers N`: N worker processes behind one port (node:cluster
@@ -83,7 +88,7 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
         starting.get(worker)?.({ ok: true });
         return;
       case 'failed':
-        starting.get(worker)?.({ ok: false, message: m.message });
+        starting.get(worker)?.({ ok: false, message: m.message, ...(m.portInUse ? { portInUse: true as const } : {}) });
         return;
       case 'index-catch-up':
         relays.set(nextRelay++, { from: worker, id: m.id, sent: false });
@@ -242,7 +247,12 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
 
   // The first worker alone: it creates or migrates the catalogue's tables and the query index
   // (SQLite's switch to WAL wants no company), then the others start together.
-  const first = await fork(0);
+  let first = await fork(0);
+  // A port chosen for us and taken by another process before the first worker listened: another.
+  for (let retry = 0; !first.ok && first.portInUse && options.choosePort && retry < 3; retry++) {
+    options.settings.port = await options.choosePort();
+    first = await fork(0);
+  }
   if (!first.ok) await fail(first.message);
   const rest = await Promise.all(slots.slice(1).map((_, i) => fork(i + 1)));
   const failed = rest.find((o): o is { ok: false; message: string } => !o.ok);
@@ -250,6 +260,6 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
   if (diedDuringStart) await fail(diedDuringStart);
 
   supervising = true;
-  options.banner(metricsServer?.port);
+  options.banner(options.settings.port, metricsServer?.port);
   logger.info({ workers: slots.map((s, slot) => ({ slot, pid: s.worker?.process.pid })) }, `serving with ${count} worker processes`);
 }

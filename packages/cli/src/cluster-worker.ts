@@ -51,6 +51,7 @@ export async function runClusterWorker(settings: WorkerSettings): Promise<void> 
   const leader = settings.slot === 0;
   const follower = leader ? undefined : remoteIndexer();
   let built: Awaited<ReturnType<typeof buildNode>> | undefined;
+  let portInUse = false;
   try {
     const loaded = await loadConfig({ dataDir: settings.dir, ...(settings.configFile ? { configFile: settings.configFile } : {}) });
     if (settings.baseUrl) loaded.config.node.baseURL = settings.baseUrl;
@@ -61,6 +62,7 @@ export async function runClusterWorker(settings: WorkerSettings): Promise<void> 
     try {
       running = await serveNode({ app: node.node.app, close: () => node.close() }, { port: settings.port, hostname: settings.host, ...(tls ? { tls } : {}) });
     } catch (err) {
+      portInUse = (err as { code?: unknown }).code === 'EADDRINUSE';
       throw listenError(err, settings.port, settings.host, loaded.file) ?? err;
     }
     process.on('message', (m: unknown) => {
@@ -96,7 +98,7 @@ export async function runClusterWorker(settings: WorkerSettings): Promise<void> 
     await send({ mk: 'ready', slot: settings.slot });
   } catch (err) {
     await built?.close().catch(() => undefined);
-    await send({ mk: 'failed', slot: settings.slot, message: err instanceof Error ? err.message : String(err) });
+    await send({ mk: 'failed', slot: settings.slot, message: err instanceof Error ? err.message : String(err), ...(portInUse ? { portInUse: true as const } : {}) });
     process.exit(1);
   }
 }

@@ -112,8 +112,8 @@ export async function serveCommand(dir: string, opts: ServeFlags): Promise<void>
 
 /** Several workers behind one port: the port is chosen here, before any worker starts, so all of them and the banner agree. */
 async function serveCluster(loaded: Awaited<ReturnType<typeof loadConfig>>, opts: ServeFlags, host: string, workers: { count: number; reason: string }): Promise<void> {
-  let port = opts.port ?? loaded.config.server.port;
-  if (port === 0) port = await freePort(host);
+  const configured = opts.port ?? loaded.config.server.port;
+  const port = configured === 0 ? await freePort(host) : configured;
   const idProblem = nodeIdentifierProblem(loaded.config.node.identifier);
   const { runClusterPrimary } = await import('../cluster-primary.js');
   const tls = loaded.config.server.tls !== undefined;
@@ -129,11 +129,12 @@ async function serveCluster(loaded: Awaited<ReturnType<typeof loadConfig>>, opts
       host,
       ...(loaded.config.node.baseURL !== undefined ? { baseUrl: loaded.config.node.baseURL } : {}),
     },
-    banner(metricsPort) {
-      const url = `${tls ? 'https' : 'http'}://localhost:${port}${loaded.config.server.basePath}`;
+    ...(configured === 0 ? { choosePort: () => freePort(host) } : {}),
+    banner(served, metricsPort) {
+      const url = `${tls ? 'https' : 'http'}://localhost:${served}${loaded.config.server.basePath}`;
       if (loaded.created) console.error(`wrote a first-run configuration to ${loaded.file}`);
       console.error(firstRunHelp(loaded.baseDir, url, existsSync(join(loaded.baseDir, DEV_KEY_FILE))));
-      console.error(`  workers:       ${workers.count} processes behind port ${port} (${workers.reason})`);
+      console.error(`  workers:       ${workers.count} processes behind port ${served} (${workers.reason})`);
       if (metricsPort !== undefined) console.error(`  metrics:       curl http://${loaded.config.metrics.host}:${metricsPort}/metrics (every worker's, aggregated)`);
     },
   });
