@@ -8,8 +8,15 @@ import type { ContentMatch } from './content-match.js';
 const CF_LISTED = /^CF-1\.[0-7]$/;
 
 export function matchMagic(b: Uint8Array, extension: string): ContentMatch | undefined {
-  const at = (offset: number, ...bytes: number[]): boolean => bytes.every((v, k) => b[offset + k] === v);
-  const ascii = (offset: number, s: string): boolean => at(offset, ...Array.from(s, (c) => c.charCodeAt(0)));
+  // Plain loops: every file a scan identifies runs each check (no array per comparison).
+  const at = (offset: number, ...bytes: number[]): boolean => {
+    for (let k = 0; k < bytes.length; k++) if (b[offset + k] !== bytes[k]) return false;
+    return true;
+  };
+  const ascii = (offset: number, s: string): boolean => {
+    for (let k = 0; k < s.length; k++) if (b[offset + k] !== s.charCodeAt(k)) return false;
+    return true;
+  };
   const hit = (formatId: string, mediaType: string, reason: string): ContentMatch => ({ formatId, exact: true, mediaType, reason });
 
   if (ascii(0, 'CDF') && (b[3] === 1 || b[3] === 2 || b[3] === 5)) {
