@@ -1,4 +1,5 @@
 import { epochMs, type ObjectSummary, type StoredSystemMetadata } from '@memberkit/types';
+import { text } from './dialect.js';
 
 /**
  * How an object is kept in a row of the store's tables: its system metadata as JSON, the
@@ -48,11 +49,6 @@ export function readers(sysmeta: Pick<StoredSystemMetadata, 'rightsHolder' | 'ac
 /** The columns of a listing summary (row alias `r`), in the order `summaryOf` reads values. */
 export const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm, r.checksum_value, r.date_modified';
 
-/** A text column's value from any driver (MySQL VARBINARY arrives as a Buffer). */
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v);
-}
-
 /**
  * An ObjectSummary from a row of SUMMARY_COLUMNS, given as an object or as values in order,
  * from any driver (MySQL VARBINARY arrives as Buffers, PostgreSQL BIGINT as strings).
@@ -62,10 +58,10 @@ export function summaryOf(row: Record<string, unknown> | unknown[]): ObjectSumma
     ? row
     : [row.pid, row.format_id, row.size, row.checksum_algorithm, row.checksum_value, row.date_modified];
   return {
-    identifier: str(pid),
-    formatId: str(formatId),
+    identifier: text(pid),
+    formatId: text(formatId),
     size: Number(size),
-    checksum: { algorithm: str(algorithm), value: str(value) },
+    checksum: { algorithm: text(algorithm), value: text(value) },
     dateSysMetadataModified: new Date(Number(modified)),
   };
 }

@@ -44,8 +44,7 @@ export class EntryExaminer {
       return { checksum, native, bytesRead: 0, format: await this.identify(entry, undefined, mediaType, signal) };
     }
     if (this.storage.digest) {
-      const wantsHead = entry.size > 0 && this.formats.needsContent(entry.key);
-      const d = await this.storage.digest(entry.key, this.algorithm, { ...opts, expected: entry, ...(wantsHead ? { headBytes: HEAD_BYTES } : {}) });
+      const d = await this.storage.digest(entry.key, this.algorithm, { ...opts, expected: entry, ...(this.needsHead(entry) ? { headBytes: HEAD_BYTES } : {}) });
       if (d === undefined || d.size !== entry.size || (entry.version !== undefined && d.version !== undefined && d.version !== entry.version)) return undefined;
       return { checksum: d.checksum, native: false, bytesRead: d.size, format: await this.identify(entry, d.head, d.mediaType ?? mediaType, signal) };
     }
@@ -59,7 +58,7 @@ export class EntryExaminer {
   /** The entry's format: its override, else from its first bytes (read only when the name does not settle it). */
   private async identify(entry: StorageEntry, head: Uint8Array | undefined, mediaType: string | undefined, signal: AbortSignal | undefined): Promise<FormatIdentification> {
     let bytes = head ?? new Uint8Array();
-    if (head === undefined && entry.size > 0 && this.formats.needsContent(entry.key)) {
+    if (head === undefined && this.needsHead(entry)) {
       try {
         bytes = await this.readHead(entry.key, signal);
       } catch (e) {
@@ -68,6 +67,11 @@ export class EntryExaminer {
       }
     }
     return this.formats.identify(entry.key, { name: posix.basename(entry.key), head: bytes, size: entry.size, ...(mediaType && !isGeneric(mediaType) ? { mediaType } : {}) });
+  }
+
+  /** Whether identification reads the entry's first bytes (its name does not settle the format). */
+  private needsHead(entry: StorageEntry): boolean {
+    return entry.size > 0 && this.formats.needsContent(entry.key);
   }
 
   private async readHead(key: string, signal: AbortSignal | undefined): Promise<Uint8Array> {
