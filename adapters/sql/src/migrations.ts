@@ -202,7 +202,29 @@ export function migrations(d: DialectSql): string[][] {
       )${t}`,
       'CREATE INDEX mk_intents_created ON mk_intents (created, id)',
     ],
+    // 6: SQLite: the two listing indexes also hold what listObjects shows (SUMMARY_COLUMNS), so a
+    // page is one range of an index and reads no row (a row holds the system metadata JSON).
+    // Servers keep the narrow indexes: their index entries have a size limit a long PID with
+    // its checksum could pass.
+    d.name === 'sqlite'
+      ? [
+          'DROP INDEX mk_objects_list',
+          `CREATE INDEX mk_objects_list ON mk_objects (${LIST_INDEX_COLUMNS})`,
+          'DROP INDEX mk_objects_public',
+          `CREATE INDEX mk_objects_public ON mk_objects (${PUBLIC_INDEX_COLUMNS})`,
+        ]
+      : [],
   ];
+}
+
+/** SQLite's listing indexes (migration 6): order, filter flags, then the summary columns. */
+const SUMMARY_INDEXED = 'format_id, size, checksum_algorithm, checksum_value';
+const LIST_INDEX_COLUMNS = `date_modified, pid, is_replica, is_public, ${SUMMARY_INDEXED}`;
+const PUBLIC_INDEX_COLUMNS = `is_public, date_modified, pid, ${SUMMARY_INDEXED}`;
+
+/** Whether the listing indexes of dialect `d` hold every summary column (SUMMARY_COLUMNS). */
+export function listingIndexesCoverSummaries(d: DialectSql): boolean {
+  return d.name === 'sqlite';
 }
 
 /**

@@ -8,6 +8,7 @@ import { countRows, orderedPage } from './paging.js';
 import { asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_POSITIONS, objectSlice, positionedPage, type PositionDelta, type PositionSlice } from './position-index.js';
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
+import { listingIndexesCoverSummaries } from './migrations.js';
 import { changeHead, changesSince, knownChangeHead, pruneChanges, recordChangesSteps } from './change-feed.js';
 import { lockClockSteps, type ClockTick } from './clock.js';
 import type { WriteGroup } from './write-group.js';
@@ -117,11 +118,12 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     // SQLite: the position index's rows as arrays of values (better-sqlite3's raw mode builds
     // no object per row; a page of 1,000 summaries is mostly that).
     const arrays = this.store.dialect.name === 'sqlite';
-    const { total, rows } = await this.#page<Record<string, unknown> | unknown[]>(query, SUMMARY_COLUMNS, arrays);
+    const covered = listingIndexesCoverSummaries(this.store.dialect);
+    const { total, rows } = await this.#page<Record<string, unknown> | unknown[]>(query, SUMMARY_COLUMNS, arrays, covered);
     return { total, items: rows.map((row) => summaryOf(row)) };
   }
 
-  async #page<Row>(query: ObjectQuery, columns: string, arrays = false): Promise<{ total: number; rows: Row[] }> {
+  async #page<Row>(query: ObjectQuery, columns: string, arrays = false, covered = false): Promise<{ total: number; rows: Row[] }> {
     checkSlice(query.start, query.count);
     const base = objectConditions(query);
     const subjects = query.readableBy;
@@ -130,12 +132,12 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     const publicToo = subjects?.includes('public') ?? false;
     const ranked = objectSlice(query);
     const store = this.store;
-    const publicAndOwn = (slice: PositionSlice) => this.#publicAndOwn<Row>(slice, others, query.start, query.count, columns);
+    const publicAndOwn = (slice: PositionSlice) => this.#publicAndOwn<Row>(slice, others, query.start, query.count, columns, covered);
     return store.reading('list objects', function* () {
       if (ranked !== undefined && ranked.others.length === 0) {
         const { slice } = ranked;
         const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.positionBucketRows;
-        const page = indexed ? yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns, arrays }) : undefined;
+        const page = indexed ? yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns, arrays, covered }) : undefined;
         if (page !== undefined) return page;
       }
       if (ranked !== undefined && ranked.others.length > 0) {
@@ -166,7 +168,7 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
   }
 
   /** `public` ∪ the restricted objects `others` may read, when those are few (mergedPublicPage). */
-  *#publicAndOwn<Row>(slice: PositionSlice, others: string[], start: number, count: number, columns: string): Routine<{ total: number; rows: Row[] } | undefined> {
+  *#publicAndOwn<Row>(slice: PositionSlice, others: string[], start: number, count: number, columns: string, covered: boolean): Routine<{ total: number; rows: Row[] } | undefined> {
     const d = this.store.dialect;
     const conditions = [sql`o.is_public = 0`, readableBy(sql.ref('o.pid'), others, 'in')];
     if (slice.from !== undefined) conditions.push(sql`o.date_modified >= ${slice.from}`);
@@ -174,7 +176,7 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     const own = sql`SELECT o.date_modified AS d, o.pid AS k FROM mk_objects o
       WHERE ${sql.join(conditions, sql` AND `)} ORDER BY o.date_modified, o.pid LIMIT ${MERGE_LIMIT + 1}`.compile(this.store.db);
     const byKeys = (pids: string[]) => sql`SELECT ${sql.raw(columns)}, r.pid AS k FROM mk_objects r WHERE ${inList(sql.ref('r.pid'), pids)}`.compile(this.store.db);
-    return yield* mergedPublicPage<Row>(d.name, OBJECT_POSITIONS, slice, { start, count, columns }, asStep(own), (pids) => asStep(byKeys(pids)));
+    return yield* mergedPublicPage<Row>(d.name, OBJECT_POSITIONS, slice, { start, count, columns, covered }, asStep(own), (pids) => asStep(byKeys(pids)));
   }
 
   /**

@@ -326,13 +326,13 @@ function* loadBuckets(t: PositionTable, pub: boolean): SqlSteps<Bucket[] | undef
  * lookup on the flag alone (every public row from the first) unless told to range over the
  * whole (flag, date, key) index.
  */
-function classTable(flavor: SqlFlavor, t: PositionTable, pub: boolean): Fragment {
+function classTable(flavor: SqlFlavor, t: PositionTable, pub: boolean, alias = 'o'): Fragment {
   const hint = pub && flavor === 'mysql' && t.publicIndex !== undefined ? ` FORCE INDEX (${t.publicIndex})` : '';
-  return raw(`${t.table} o${hint}`);
+  return raw(`${t.table} ${alias}${hint}`);
 }
 
-function classCondition(t: PositionTable, pub: boolean): Fragment {
-  return raw(pub && t.publicCol !== undefined ? `o.${t.publicCol} = 1` : '1 = 1');
+function classCondition(t: PositionTable, pub: boolean, alias = 'o'): Fragment {
+  return raw(pub && t.publicCol !== undefined ? `${alias}.${t.publicCol} = 1` : '1 = 1');
 }
 
 /** The last bucket whose running count `before` (or first key's date) is at most `value`. */
@@ -355,17 +355,28 @@ function* positionOfDate(flavor: SqlFlavor, t: PositionTable, buckets: Bucket[],
   return b.before + asNumber(row?.n ?? 0);
 }
 
+/** A page of a position-index listing: `columns` name columns of the row `r`. */
+export interface PageRequest {
+  start: number;
+  count: number;
+  columns: string;
+  /** Rows as arrays of values (better-sqlite3's raw mode). */
+  arrays?: boolean;
+  /** The class's index holds every column of `columns` (and the date and key): no join to the rows. */
+  covered?: boolean;
+}
+
 /**
  * One page and the exact total of a slice, in the caller's read snapshot, from the position
  * index: the bucket holding position `start` is found by its running sum, then at most one
- * bucket of the (date, key) index is walked and only the page's rows are read (deferred join;
- * `columns` name columns of the full row `r`). Undefined when the index was never built.
+ * bucket of the (date, key) index is walked and only the page's rows are read (deferred join,
+ * unless the index covers the columns). Undefined when the index was never built.
  */
 export function* positionedPage<Row = Record<string, unknown>>(
   flavor: SqlFlavor,
   t: PositionTable,
   slice: PositionSlice,
-  page: { start: number; count: number; columns: string; arrays?: boolean },
+  page: PageRequest,
 ): SqlSteps<{ total: number; rows: Row[] } | undefined> {
   const buckets = yield* loadBuckets(t, slice.public);
   if (buckets === undefined) return undefined;
@@ -378,13 +389,19 @@ export function* positionedPage<Row = Record<string, unknown>>(
   const position = low + page.start;
   const b = lastAtMost(buckets, position, (x) => x.before, false);
   const [date, key] = [t.dateCol, t.keyCol];
+  const offset = position - b.before;
   const found = yield* rows({
-    ...q`SELECT ${raw(page.columns)} FROM (
+    ...(page.covered
+      ? // The index holds every column asked for: the page is one range of it, no row read.
+        q`SELECT ${raw(page.columns)} FROM ${classTable(flavor, t, slice.public, 'r')}
+        WHERE ${classCondition(t, slice.public, 'r')} AND ${fromKey(t, b.lo, 'r')}
+        ORDER BY r.${raw(date)}, r.${raw(key)} LIMIT ${limit} OFFSET ${offset}`
+      : q`SELECT ${raw(page.columns)} FROM (
       SELECT o.${raw(date)}, o.${raw(key)} FROM ${classTable(flavor, t, slice.public)}
       WHERE ${classCondition(t, slice.public)} AND ${fromKey(t, b.lo)}
-      ORDER BY o.${raw(date)}, o.${raw(key)} LIMIT ${limit} OFFSET ${position - b.before}
+      ORDER BY o.${raw(date)}, o.${raw(key)} LIMIT ${limit} OFFSET ${offset}
     ) page JOIN ${raw(t.table)} r ON r.${raw(key)} = page.${raw(key)}
-    ORDER BY page.${raw(date)}, page.${raw(key)}`,
+    ORDER BY page.${raw(date)}, page.${raw(key)}`),
     ...(page.arrays ? { arrays: true } : {}),
   });
   return { total, rows: found as Row[] };
@@ -406,7 +423,7 @@ export function* mergedPublicPage<Row>(
   flavor: SqlFlavor,
   t: PositionTable,
   slice: PositionSlice,
-  page: { start: number; count: number; columns: string },
+  page: Omit<PageRequest, 'arrays'>,
   own: SqlStep,
   byKeys: (keys: string[]) => SqlStep,
 ): SqlSteps<{ total: number; rows: Row[] } | undefined> {
@@ -414,7 +431,8 @@ export function* mergedPublicPage<Row>(
   if (found.length > MERGE_LIMIT) return undefined;
   const mine = found.map((row) => keyOf(t, row));
   const columns = `${page.columns}, r.${t.dateCol} AS mk_d, r.${t.keyCol} AS mk_k`;
-  const publicAt = (start: number, count: number) => positionedPage<Record<string, unknown>>(flavor, t, { ...slice, public: true }, { start, count, columns });
+  const publicAt = (start: number, count: number) =>
+    positionedPage<Record<string, unknown>>(flavor, t, { ...slice, public: true }, { start, count, columns, ...(page.covered ? { covered: true } : {}) });
   const head = yield* publicAt(0, 0);
   if (head === undefined) return undefined;
   const total = head.total + mine.length;

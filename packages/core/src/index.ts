@@ -11,7 +11,7 @@ export * from './container.js';
 export * from './node.js';
 export * from './extension.js';
 export { QueryParams } from './http/params.js';
-export { xmlResponse, identifierResponse, trueResponse, errorResponse, XML_CONTENT_TYPE } from './http/responses.js';
+export { xmlResponse, xmlPartsResponse, identifierResponse, trueResponse, errorResponse, XML_CONTENT_TYPE } from './http/responses.js';
 export { parseMultipart, partText } from './http/multipart.js';
 export * from './server.js';
 export { createApp, createBaseApp, operationRoute, answerUnknownPaths, rawPath } from './http/app.js';

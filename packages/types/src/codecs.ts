@@ -5,7 +5,7 @@ import { PERMISSIONS, REPLICATION_STATUSES, EVENTS_V1 } from './models.js';
 import { DATAONE_NAMESPACES, TYPES_NS_V1, TYPES_NS_V1_1, TYPES_NS_V2, type ApiVersion } from './namespaces.js';
 import * as S from './xml/descriptors.js';
 import { parseXml, type ParseOptions } from './xml/safe-parse.js';
-import { decodeNode, encodeDocument, type TypeSpec } from './xml/schema.js';
+import { decodeNode, encodeDocument, encodeDocumentParts, type TypeSpec } from './xml/schema.js';
 
 /**
  * Encode/decode one DataONE type. `encode` writes a schema-valid document for the API
@@ -16,6 +16,11 @@ export interface Codec<T> {
   readonly rootName: string;
   namespace(version: ApiVersion): string;
   encode(value: T, version?: ApiVersion): string;
+  /**
+   * The same document as consecutive parts (one when short): a long listing written part by
+   * part is never built as one string.
+   */
+  encodeParts(value: T, version?: ApiVersion): string[];
   decode(xml: string | Uint8Array, options?: ParseOptions): T;
 }
 
@@ -36,6 +41,9 @@ function defineCodec<T extends object>(def: CodecDefinition<T>): Codec<T> {
     namespace: (version) => def.ns[version],
     encode(value, version = 'v2') {
       return encodeDocument(def.spec, def.rootName, def.ns[version], value, version);
+    },
+    encodeParts(value, version = 'v2') {
+      return encodeDocumentParts(def.spec, def.rootName, def.ns[version], value, version);
     },
     decode(xml, options) {
       const doc = parseXml(xml, options);
@@ -99,8 +107,13 @@ export const LogCodec = defineCodec<M.Log>({
 
 /** v1 Log: events must be members of the v1 Event enumeration. */
 export function encodeLog(log: M.Log, version: ApiVersion): string {
+  return encodeLogParts(log, version).join('');
+}
+
+/** `encodeLog` as parts (Codec.encodeParts). */
+export function encodeLogParts(log: M.Log, version: ApiVersion): string[] {
   if (version === 'v1') for (const e of log.logEntry) checkEnumForEncode(e.event, EVENTS_V1, 'log/logEntry/event');
-  return LogCodec.encode(log, version);
+  return LogCodec.encodeParts(log, version);
 }
 
 function checkEnumForEncode(value: string, allowed: readonly string[], field: string): void {
@@ -198,6 +211,7 @@ export const IdentifierCodec: Codec<string> = {
   rootName: 'identifier',
   namespace: () => TYPES_NS_V1,
   encode: (id, version) => IdentifierDocCodec.encode({ value: id }, version),
+  encodeParts: (id, version) => IdentifierDocCodec.encodeParts({ value: id }, version),
   decode: (xml, options) => IdentifierDocCodec.decode(xml, options).value,
 };
 
@@ -211,5 +225,6 @@ export const NodeReferenceCodec: Codec<string> = {
   rootName: 'nodeReference',
   namespace: () => TYPES_NS_V1,
   encode: (id, version) => NodeReferenceDocCodec.encode({ value: id }, version),
+  encodeParts: (id, version) => NodeReferenceDocCodec.encodeParts({ value: id }, version),
   decode: (xml, options) => NodeReferenceDocCodec.decode(xml, options).value,
 };

@@ -178,6 +178,24 @@ describe('namespaces and document shape', () => {
     expect(C.IdentifierCodec.decode(C.IdentifierCodec.encode('1e5'))).toBe('1e5');
   });
 
+  it('a long listing is encoded as parts of about 32 K characters that join to the whole document', () => {
+    const many = 400;
+    const list: M.ObjectList = { count: many, start: 0, total: many, objectInfo: Array.from({ length: many }, (_, i) => F.objectInfo(i)) };
+    const parts = C.ObjectListCodec.encodeParts(list, 'v2');
+    const whole = C.ObjectListCodec.encode(list, 'v2');
+    expect(whole.length).toBeGreaterThan(3 * 32 * 1024);
+    expect(parts.length).toBeGreaterThan(2);
+    expect(parts.join('')).toBe(whole);
+    // No part near V8's large-object size: a part ends after the item that reached 32 K.
+    for (const part of parts) expect(part.length).toBeLessThan(33 * 1024);
+    expect(C.ObjectListCodec.decode(whole)).toStrictEqual(list);
+    const log: M.Log = { count: many, start: 0, total: many, logEntry: Array.from({ length: many }, (_, i) => F.logEntry(i, 'read')) };
+    expect(C.encodeLogParts(log, 'v1').join('')).toBe(C.encodeLog(log, 'v1'));
+    expect(C.encodeLogParts(log, 'v1').length).toBeGreaterThan(2);
+    // A short document stays one part.
+    expect(C.ObjectListCodec.encodeParts(F.objectListOne, 'v2')).toEqual([C.ObjectListCodec.encode(F.objectListOne, 'v2')]);
+  });
+
   it('a decoded byte buffer gives the same value as a string', () => {
     const xml = C.SystemMetadataCodec.encode(F.sysmetaMax);
     expect(C.SystemMetadataCodec.decode(new TextEncoder().encode(xml))).toStrictEqual(C.SystemMetadataCodec.decode(xml));

@@ -119,9 +119,21 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       await Promise.all(stores.map((s) => s.open()));
       try {
         const { rows } = await sql<{ version: unknown }>`SELECT version FROM mk_migrations ORDER BY version`.execute(stores[0]!.store.db);
-        expect(rows.map((r) => Number(r.version))).toEqual([1, 2, 3, 4, 5]);
+        expect(rows.map((r) => Number(r.version))).toEqual([1, 2, 3, 4, 5, 6]);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    if (dialect === 'sqlite') it('SQLite: the listing indexes hold every column a listObjects page shows', async () => {
+      const s = await openEmpty();
+      try {
+        for (const index of ['mk_objects_list', 'mk_objects_public']) {
+          const { rows } = await sql<{ name: string }>`SELECT name FROM pragma_index_info(${index})`.execute(s.store.db);
+          expect(rows.map((r) => r.name), index).toEqual(expect.arrayContaining(['date_modified', 'pid', 'format_id', 'size', 'checksum_algorithm', 'checksum_value']));
+        }
+      } finally {
+        await s.close();
       }
     });
 

@@ -3,10 +3,10 @@ import {
   NodeCodec,
   ObjectFormatCodec,
   ObjectFormatListCodec,
-  encodeLog,
+  encodeLogParts,
   toObjectFormat,
 } from '@memberkit/types';
-import { fail, identifierResponse, parseMultipart, partText, trueResponse, xmlResponse } from '@memberkit/core';
+import { fail, identifierResponse, parseMultipart, partText, trueResponse, xmlPartsResponse, xmlResponse } from '@memberkit/core';
 import { CnWrites } from '../cn-writes.js';
 import { Reservations } from '../reservation-service.js';
 import type { CnRouteModule } from './route-module.js';
@@ -67,7 +67,7 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
   // millisecond stamps, (from, to] is [from + 1 ms, to + 1 ms) of the event log's query.
   api.get(
     '/log',
-    operation('CNCore.getLogRecords', async (_c, ctx, q) => {
+    operation('CNCore.getLogRecords', async (c, ctx, q) => {
       const op = 'CNCore.getLogRecords';
       const event = q.string('event');
       if (version === 'v1' && event !== undefined && !V1_EVENTS.includes(event)) throw fail(op, 'InvalidRequest', `event '${event}' is not a v1 Event (${V1_EVENTS.join(', ')})`);
@@ -82,7 +82,7 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
         start: q.nonNegativeInt('start', 0),
         count: q.nonNegativeInt('count', 1000),
       });
-      return xmlResponse(encodeLog(log, version));
+      return xmlPartsResponse(c, encodeLogParts(log, version));
     }),
   );
 

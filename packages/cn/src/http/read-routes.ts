@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { ChecksumCodec, ObjectListCodec, ObjectLocationListCodec, SystemMetadataCodec, type ObjectList, type ObjectRecord } from '@memberkit/types';
-import { contentDisposition, fail, fileNameOf, objectHeaders, resolveObject, xmlResponse, type CallContext, type Operation } from '@memberkit/core';
+import { contentDisposition, fail, fileNameOf, objectHeaders, resolveObject, xmlPartsResponse, xmlResponse, type CallContext, type Operation } from '@memberkit/core';
 import { objectLocations } from '../resolve.js';
 import { authoritativeObjects } from '../store/authoritative-listing.js';
 import type { CnServices } from '../services.js';
@@ -76,7 +76,7 @@ export const readRoutes: CnRouteModule = (api, { services, operation, version })
 
   api.get(
     '/object',
-    operation('CNRead.listObjects', async (_c, ctx, q) => {
+    operation('CNRead.listObjects', async (c, ctx, q) => {
       const fromDate = q.date('fromDate');
       const toDate = q.date('toDate');
       const formatId = q.string('formatId');
@@ -91,7 +91,7 @@ export const readRoutes: CnRouteModule = (api, { services, operation, version })
         start: q.nonNegativeInt('start', 0),
         count: q.nonNegativeInt('count', 1000),
       });
-      return xmlResponse(ObjectListCodec.encode(list, version));
+      return xmlPartsResponse(c, ObjectListCodec.encodeParts(list, version));
     }),
   );
 

@@ -1,3 +1,5 @@
+import { ServerResponse } from 'node:http';
+import type { Context } from 'hono';
 import { IdentifierCodec, type ApiVersion, type DataONEException } from '@memberkit/types';
 
 export const XML_CONTENT_TYPE = 'text/xml; charset=utf-8';
@@ -7,6 +9,34 @@ export const NOSNIFF = 'nosniff';
 
 export function xmlResponse(body: string, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: { 'Content-Type': XML_CONTENT_TYPE, ...headers } });
+}
+
+/** @hono/node-server's header for "the handler wrote the answer to env.outgoing itself". */
+export const ALREADY_SENT = 'x-hono-already-sent';
+
+/** The node:http response when served by @hono/node-server (absent under app.request in tests). */
+export function nodeResponse(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (outgoing instanceof ServerResponse && !outgoing.headersSent && !outgoing.writableEnded) return outgoing;
+  return undefined;
+}
+
+/**
+ * A 200 XML answer given as parts (Codec.encodeParts, a listing page): written part by part
+ * to node's response, so that the page is never one string (see encodeDocumentParts); joined
+ * where there is no node response (app.request) and for HEAD.
+ */
+export function xmlPartsResponse(c: Context, parts: string[]): Response {
+  const outgoing = parts.length > 1 && c.req.method === 'GET' ? nodeResponse(c) : undefined;
+  if (!outgoing) return xmlResponse(parts.length === 1 ? parts[0]! : parts.join(''));
+  let length = 0;
+  for (const part of parts) length += Buffer.byteLength(part);
+  outgoing.writeHead(200, { 'Content-Type': XML_CONTENT_TYPE, 'Content-Length': String(length), 'X-Content-Type-Options': NOSNIFF });
+  // Corked: the parts leave in one write of the socket. A client gone away makes them no-ops.
+  outgoing.cork();
+  for (const part of parts) outgoing.write(part);
+  outgoing.end();
+  return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
 }
 
 /**

@@ -1,4 +1,3 @@
-import { ServerResponse } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
 import type { Context, Hono } from 'hono';
 import {
@@ -7,7 +6,7 @@ import {
   NodeCodec,
   ObjectListCodec,
   SystemMetadataCodec,
-  encodeLog,
+  encodeLogParts,
   type ApiVersion,
   type ByteRange,
   type ObjectRecord,
@@ -19,7 +18,7 @@ import type { NodeServices } from './services.js';
 import type { OperationRoute } from '../extension.js';
 import { parseMultipart, partText } from './multipart.js';
 import { QueryParams } from './params.js';
-import { identifierResponse, NOSNIFF, trueResponse, xmlResponse } from './responses.js';
+import { ALREADY_SENT, identifierResponse, nodeResponse, NOSNIFF, trueResponse, xmlPartsResponse, xmlResponse } from './responses.js';
 import { contentDisposition, fileNameOf, objectHeaders } from '../services/header-values.js';
 import { derivedOnce } from '../services/record-cache.js';
 
@@ -86,16 +85,6 @@ async function download(c: Context, record: ObjectRecord, version: ApiVersion, o
   }
 }
 
-/** @hono/node-server's header for "the handler wrote the answer to env.outgoing itself". */
-const ALREADY_SENT = 'x-hono-already-sent';
-
-/** The node:http response when served by @hono/node-server (absent under app.request in tests). */
-function nodeResponse(c: Context): ServerResponse | undefined {
-  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
-  if (outgoing instanceof ServerResponse && !outgoing.headersSent && !outgoing.writableEnded) return outgoing;
-  return undefined;
-}
-
 /** Register every Member Node operation of one API version on `app`. */
 export function registerRoutes(app: Hono, version: ApiVersion, services: NodeServices, operation: OperationRoute): void {
   const { objects, storing, events, capabilities } = services;
@@ -115,7 +104,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.get(
     '/log',
-    operation('MNCore.getLogRecords', async (_c, ctx, q) => {
+    operation('MNCore.getLogRecords', async (c, ctx, q) => {
       const event = q.string('event');
       if (version === 'v1' && event !== undefined && !['create', 'read', 'update', 'delete', 'replicate', 'synchronization_failed', 'replication_failed'].includes(event)) {
         throw fail('MNCore.getLogRecords', 'InvalidRequest', `event '${event}' is not a v1 Event (create, read, update, delete, replicate, synchronization_failed, replication_failed)`);
@@ -131,7 +120,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
         start: q.nonNegativeInt('start', 0),
         count: q.nonNegativeInt('count', 1000),
       });
-      return xmlResponse(encodeLog(log, version));
+      return xmlPartsResponse(c, encodeLogParts(log, version));
     }),
   );
 
@@ -158,7 +147,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
 
   app.get(
     '/object',
-    operation('MNRead.listObjects', async (_c, ctx, q) => {
+    operation('MNRead.listObjects', async (c, ctx, q) => {
       const fromDate = q.date('fromDate');
       const toDate = q.date('toDate');
       const formatId = q.string('formatId');
@@ -173,7 +162,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
         start: q.nonNegativeInt('start', 0),
         count: q.nonNegativeInt('count', 1000),
       });
-      return xmlResponse(ObjectListCodec.encode(list, version));
+      return xmlPartsResponse(c, ObjectListCodec.encodeParts(list, version));
     }),
   );
 

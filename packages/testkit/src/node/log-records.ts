@@ -89,6 +89,21 @@ export function registerLogRecordsTests(ctx: NodeSuiteContext, versions: readonl
         });
       }
 
+      if (v === 'v2') {
+        it('a page longer than 32 K characters (sent in parts) arrives whole: its Content-Length, every entry, schema-valid', async () => {
+          const reads = 120;
+          for (let i = 0; i < reads; i++) expectStatus(await ctx.http.get(`/${v}/object/${enc(a)}`, { as: 'writer', rawSuccess: true }), 200);
+          const res = await ctx.http.get(`/${v}/log?${idFilterParam(v)}=${enc(a)}&event=read&count=1000`, { as: 'admin' });
+          expectStatus(res, 200);
+          expect(res.text.length).toBeGreaterThan(40 * 1024);
+          expect(Number(res.headers.get('content-length'))).toBe(res.bytes.byteLength);
+          expect(res.text.endsWith('</d1:log>')).toBe(true);
+          const log = await logs(v, { [idFilterParam(v)]: a, event: 'read' });
+          expect(log.entries.length).toBe(reads + 1);
+          expect(new Set(log.entries.map((e) => e.entryId)).size).toBe(reads + 1);
+        });
+      }
+
       it('callers see only entries of objects they may read', async () => {
         for (const as of ['public', 'other'] as const) {
           const log = await logs(v, { [idFilterParam(v)]: prefix() }, as);

@@ -108,10 +108,18 @@ function escapeXml(text: string): string {
  * XML answer of the node goes through here, so it is kept lean). Children in schema order;
  * v2-only children left out for v1.
  */
-/** A growing document: `+=` on one string (V8 ropes) beats pushing thousands of pieces and joining them. */
+/**
+ * A growing document: `+=` on one string (V8 ropes) beats pushing thousands of pieces and
+ * joining them. A long document is cut into parts of about PART_CHARS: a string past V8's
+ * large-object size (128 KiB) costs a fresh memory mapping each time one is made, more than
+ * building the whole listing page it holds.
+ */
 interface Out {
   s: string;
+  parts: string[];
 }
+
+const PART_CHARS = 32 * 1024;
 
 function writeElement(out: Out, qname: string, spec: TypeSpec, value: Model, version: ApiVersion, path: string, extraAttrs = ''): void {
   out.s += '<' + qname + extraAttrs;
@@ -136,6 +144,10 @@ function writeElement(out: Out, qname: string, spec: TypeSpec, value: Model, ver
     for (const item of items) {
       if (typeof c.type === 'string') out.s += '<' + c.name + '>' + escapeXml(encodeScalar(c.type, item, p)) + '</' + c.name + '>';
       else writeElement(out, c.name, c.type, item as Model, version, p);
+      if (out.s.length >= PART_CHARS) {
+        out.parts.push(out.s);
+        out.s = '';
+      }
     }
   }
   out.s += '</' + qname + '>';
@@ -147,10 +159,17 @@ function writeElement(out: Out, qname: string, spec: TypeSpec, value: Model, ver
  * that is a programming error, never the caller's input.
  */
 export function encodeDocument(spec: TypeSpec, rootName: string, namespace: string | undefined, value: object, version: ApiVersion): string {
-  const out: Out = { s: '<?xml version="1.0" encoding="UTF-8"?>' };
+  const parts = encodeDocumentParts(spec, rootName, namespace, value, version);
+  return parts.length === 1 ? parts[0]! : parts.join('');
+}
+
+/** `encodeDocument`'s document as consecutive parts of about 32 K characters (one when short). */
+export function encodeDocumentParts(spec: TypeSpec, rootName: string, namespace: string | undefined, value: object, version: ApiVersion): string[] {
+  const out: Out = { s: '<?xml version="1.0" encoding="UTF-8"?>', parts: [] };
   const qname = namespace ? `d1:${rootName}` : rootName;
   writeElement(out, qname, spec, value as Model, version, rootName, namespace ? ` xmlns:d1="${escapeXml(namespace)}"` : '');
-  return out.s;
+  if (out.s !== '' || out.parts.length === 0) out.parts.push(out.s);
+  return out.parts;
 }
 
 function textOf(node: XmlNode | string): string {
