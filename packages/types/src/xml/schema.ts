@@ -53,20 +53,21 @@ const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD8
 // eslint-disable-next-line no-control-regex
 const MAYBE_NOT_XML_CHAR = /[^\u0020-\uD7FF\u0009\u000A\u000D\uE000-\uFFFD]/;
 
-function encodeScalar(scalar: Scalar, value: unknown, path: string): string {
+/** `value` as the text of scalar kind `scalar`; errors name `path`/`name` (built only then). */
+function encodeScalar(scalar: Scalar, value: unknown, path: string, name: string): string {
   switch (scalar) {
     case 'string':
-      if (typeof value !== 'string') throw new TypeError(`${path}: expected a string`);
-      if (MAYBE_NOT_XML_CHAR.test(value) && NOT_XML_CHAR.test(value)) throw new TypeError(`${path}: contains a character XML cannot carry`);
+      if (typeof value !== 'string') throw new TypeError(`${path}/${name}: expected a string`);
+      if (MAYBE_NOT_XML_CHAR.test(value) && NOT_XML_CHAR.test(value)) throw new TypeError(`${path}/${name}: contains a character XML cannot carry`);
       return value;
     case 'int':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${path}: expected an integer`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${path}/${name}: expected an integer`);
       return String(value);
     case 'boolean':
-      if (typeof value !== 'boolean') throw new TypeError(`${path}: expected a boolean`);
+      if (typeof value !== 'boolean') throw new TypeError(`${path}/${name}: expected a boolean`);
       return value ? 'true' : 'false';
     case 'datetime':
-      if (!(value instanceof Date)) throw new TypeError(`${path}: expected a Date`);
+      if (!(value instanceof Date)) throw new TypeError(`${path}/${name}: expected a Date`);
       return formatDateTime(value);
   }
 }
@@ -121,34 +122,68 @@ interface Out {
 
 const PART_CHARS = 32 * 1024;
 
+/** What writing a child element needs, worked out once per type (no strings built per element). */
+interface ChildPlan {
+  spec: ChildSpec;
+  key: string;
+  open: string;
+  close: string;
+  /** An empty string item is left out (it would read as absent anyway). */
+  dropsEmpty: boolean;
+}
+
+const plans = new WeakMap<TypeSpec, ChildPlan[]>();
+
+function childPlans(spec: TypeSpec): ChildPlan[] {
+  let plan = plans.get(spec);
+  if (plan === undefined) {
+    plan = (spec.children ?? []).map((c) => ({
+      spec: c,
+      key: c.key ?? c.name,
+      open: `<${c.name}>`,
+      close: `</${c.name}>`,
+      dropsEmpty: typeof c.type === 'string' && (!c.empty || (c.min === 0 && c.max === 1)),
+    }));
+    plans.set(spec, plan);
+  }
+  return plan;
+}
+
+const NO_ITEMS: readonly unknown[] = [];
+
 function writeElement(out: Out, qname: string, spec: TypeSpec, value: Model, version: ApiVersion, path: string, extraAttrs = ''): void {
   out.s += '<' + qname + extraAttrs;
-  for (const a of spec.attrs ?? []) {
-    const v = value[a.key ?? a.name];
-    if (v === undefined || v === null) {
-      if (a.required) throw new TypeError(`${path}/@${a.name}: required attribute missing`);
-      continue;
+  if (spec.attrs) {
+    for (const a of spec.attrs) {
+      const v = value[a.key ?? a.name];
+      if (v === undefined || v === null) {
+        if (a.required) throw new TypeError(`${path}/@${a.name}: required attribute missing`);
+        continue;
+      }
+      out.s += ' ' + a.name + '="' + escapeXml(encodeScalar(a.scalar, v, path, `@${a.name}`)) + '"';
     }
-    out.s += ' ' + a.name + '="' + escapeXml(encodeScalar(a.scalar, v, `${path}/@${a.name}`)) + '"';
   }
   out.s += '>';
-  if (spec.text) out.s += escapeXml(encodeScalar(spec.text.scalar, value[spec.text.key], `${path}/text()`));
-  for (const c of spec.children ?? []) {
+  if (spec.text) out.s += escapeXml(encodeScalar(spec.text.scalar, value[spec.text.key], path, 'text()'));
+  for (const plan of childPlans(spec)) {
+    const c = plan.spec;
     if (c.v2 && version === 'v1') continue;
-    const p = `${path}/${c.name}`;
-    const v = value[c.key ?? c.name];
-    let items = c.max === 'n' ? ((v as unknown[] | undefined) ?? []) : v === undefined || v === null ? [] : [v];
-    // An empty optional element is never written (it would read as absent anyway).
-    if (typeof c.type === 'string' && (!c.empty || (c.min === 0 && c.max === 1)) && items.includes('')) items = items.filter((i) => i !== '');
-    if (items.length < c.min) throw new TypeError(`${p}: required element missing`);
-    for (const item of items) {
-      if (typeof c.type === 'string') out.s += '<' + c.name + '>' + escapeXml(encodeScalar(c.type, item, p)) + '</' + c.name + '>';
-      else writeElement(out, c.name, c.type, item as Model, version, p);
+    const v = value[plan.key];
+    const items = c.max === 'n' ? ((v as readonly unknown[] | undefined) ?? NO_ITEMS) : undefined;
+    let written = 0;
+    const count = items ? items.length : v === undefined || v === null ? 0 : 1;
+    for (let i = 0; i < count; i++) {
+      const item = items ? items[i] : v;
+      if (item === '' && plan.dropsEmpty) continue;
+      if (typeof c.type === 'string') out.s += plan.open + escapeXml(encodeScalar(c.type, item, path, c.name)) + plan.close;
+      else writeElement(out, c.name, c.type, item as Model, version, `${path}/${c.name}`);
+      written++;
       if (out.s.length >= PART_CHARS) {
         out.parts.push(out.s);
         out.s = '';
       }
     }
+    if (written < c.min) throw new TypeError(`${path}/${c.name}: required element missing`);
   }
   out.s += '</' + qname + '>';
 }
