@@ -202,30 +202,30 @@ export function migrations(d: DialectSql): string[][] {
       )${t}`,
       'CREATE INDEX mk_intents_created ON mk_intents (created, id)',
     ],
-    // 6: the two listing indexes also hold what listObjects shows (SUMMARY_COLUMNS), so a page
-    // is one range of an index and reads no row (a row holds the system metadata JSON): as key
-    // columns on SQLite, as INCLUDE columns on PostgreSQL. MySQL keeps the narrow indexes (its
-    // index keys are limited to 3072 bytes, which a long PID with its checksum could pass).
-    d.name === 'mysql'
-      ? []
-      : [
+    // 6: SQLite: the two listing indexes also hold what listObjects shows (SUMMARY_COLUMNS), so
+    // a page is one range of an index and reads no row (a row holds the system metadata JSON).
+    // Servers keep the narrow indexes and the deferred join: on PostgreSQL the wide index made
+    // deep pages slower (an OFFSET walk over it visits the rows it skips, unless vacuumed), and
+    // MySQL limits index keys to 3072 bytes, which a long PID with its checksum could pass.
+    d.name === 'sqlite'
+      ? [
           'DROP INDEX mk_objects_list',
-          `CREATE INDEX mk_objects_list ON mk_objects ${coveringColumns(d, LIST_INDEX_KEY)}`,
+          `CREATE INDEX mk_objects_list ON mk_objects (${LIST_INDEX_KEY}, ${SUMMARY_INDEXED})`,
           'DROP INDEX mk_objects_public',
-          `CREATE INDEX mk_objects_public ON mk_objects ${coveringColumns(d, PUBLIC_INDEX_KEY)}`,
-        ],
+          `CREATE INDEX mk_objects_public ON mk_objects (${PUBLIC_INDEX_KEY}, ${SUMMARY_INDEXED})`,
+        ]
+      : [],
   ];
 }
 
-/** The listing indexes (migration 6): order and filter flags, then the summary columns. */
+/** SQLite's listing indexes (migration 6): order and filter flags, then the summary columns. */
 const LIST_INDEX_KEY = 'date_modified, pid, is_replica, is_public';
 const PUBLIC_INDEX_KEY = 'is_public, date_modified, pid';
 const SUMMARY_INDEXED = 'format_id, size, checksum_algorithm, checksum_value';
-const coveringColumns = (d: DialectSql, key: string): string => (d.name === 'postgres' ? `(${key}) INCLUDE (${SUMMARY_INDEXED})` : `(${key}, ${SUMMARY_INDEXED})`);
 
 /** Whether the listing indexes of dialect `d` hold every summary column (SUMMARY_COLUMNS). */
 export function listingIndexesCoverSummaries(d: DialectSql): boolean {
-  return d.name !== 'mysql';
+  return d.name === 'sqlite';
 }
 
 /**

@@ -5,7 +5,8 @@ import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
 import type { Logger } from '../logger.js';
 import type { OperationRoute } from '../extension.js';
-import type { HeaderReader, SessionResolver } from '../services/session-resolver.js';
+import type { SessionResolver } from '../services/session-resolver.js';
+import { headerReader } from './request-headers.js';
 import { QueryParams } from './params.js';
 import { errorResponse, NOSNIFF } from './responses.js';
 import { registerRoutes } from './routes.js';
@@ -23,22 +24,6 @@ export function rawPath(request: Request): string {
   if (start < 0) return '/';
   const q = url.indexOf('?', start);
   return url.slice(start, q < 0 ? undefined : q);
-}
-
-/**
- * The request's headers to read: Node's parsed header object when served by node-server
- * (a fetch Headers built per request costs more than a cached read's whole route).
- */
-export function headerReader(c: Context): HeaderReader {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming) return c.req.raw.headers;
-  const headers = incoming.headers;
-  return {
-    get(name: string): string | null {
-      const v = headers[name.toLowerCase()];
-      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-    },
-  };
 }
 
 export interface AppOptions {

@@ -13,6 +13,7 @@ import {
   type StorageReadResult,
 } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
+import { headerReader } from './request-headers.js';
 import type { CallContext } from '../session.js';
 import type { NodeServices } from './services.js';
 import type { OperationRoute } from '../extension.js';
@@ -135,7 +136,8 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     }
     const record = await objects.authorizeGet(ctx, id(c));
     let range: ByteRange | undefined;
-    const rangeHeader = c.req.header('range');
+    // Node's parsed headers: c.req.header() would build a fetch Headers for every download.
+    const rangeHeader = headerReader(c).get('range');
     if (rangeHeader) {
       const parsed = parseRange(rangeHeader, record.sysmeta.size);
       if (parsed === 'unsatisfiable') return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${record.sysmeta.size}` } });
