@@ -1,4 +1,5 @@
-import { pipeline, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { Context, Hono } from 'hono';
 import {
   ChecksumCodec,
@@ -46,6 +47,18 @@ function parseRange(header: string | undefined, size: number): ByteRange | undef
 }
 
 /**
+ * Pipe `stream` into `outgoing`. Errors (a storage read failing mid-body, the client going
+ * away) end the connection, as a failed web stream did, and the file is closed either way.
+ * Not stream.pipeline: it aborts an AbortController of its own when done, and the
+ * DOMException that builds (with a stack) cost a tenth of a small download's time.
+ */
+function sendStream(stream: Readable, outgoing: ServerResponse): void {
+  stream.once('error', () => outgoing.destroy());
+  outgoing.once('close', () => stream.destroy());
+  stream.pipe(outgoing);
+}
+
+/**
  * Send the bytes of `record`: every header is built from the record before the bytes are
  * opened (`open`), so a value that cannot be sent fails before any stream exists, and a
  * stream once opened is always either piped or destroyed.
@@ -72,9 +85,7 @@ async function download(c: Context, record: ObjectRecord, version: ApiVersion, o
     const outgoing = nodeResponse(c);
     if (outgoing && c.req.method === 'GET') {
       outgoing.writeHead(status, headers);
-      // Errors (a storage read failing mid-body, the client going away) end the connection,
-      // as a failed web stream did; pipeline closes the file either way.
-      pipeline(content.stream, outgoing, () => undefined);
+      sendStream(content.stream, outgoing);
       return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
     }
     const signal = c.req.raw.signal;
