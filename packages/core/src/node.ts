@@ -108,6 +108,8 @@ export async function createMemberNode(config: CoreConfig, adapters: NodeAdapter
     services,
     writer: container.get<CatalogueWriter>(TOKENS.Writer),
     async close() {
+      // Read events written behind (EventService.recordBehind) are committed before the log closes.
+      await container.get<EventService>(TOKENS.Events).settled();
       for (const a of opened.reverse()) await a.close?.();
     },
   };

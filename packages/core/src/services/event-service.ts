@@ -16,6 +16,11 @@ export interface LogRecordsQuery {
   count: number;
 }
 
+/** How long a write-behind entry waits for others to share its commit, and how many may wait. */
+const WRITE_BEHIND_MS = 20;
+const WRITE_BEHIND_MAX = 500;
+const noop = (): void => undefined;
+
 /** The event log: every access recorded; getLogRecords answered from it. */
 @injectable()
 export class EventService {
@@ -28,7 +33,14 @@ export class EventService {
 
   /** Entries waiting for the next group commit, with the callers waiting on them. */
   private pending: Array<{ entry: EventRecord; done: () => void }> = [];
+  /** How many of the pending entries a caller awaits (`record`): they are committed at once. */
+  private awaited = 0;
   private flushing = false;
+  /** The timer of a write-behind batch (`recordBehind`), and whether it has fired. */
+  private behind: NodeJS.Timeout | undefined;
+  private due = false;
+  /** Callers of `settled` waiting for the commits in flight. */
+  private settling: Array<() => void> = [];
 
   /**
    * Record `event` on `pid`. Concurrent requests share one append (a group commit: the
@@ -46,7 +58,31 @@ export class EventService {
     const entry = this.entry(actor, event, pid);
     return new Promise<void>((done) => {
       this.pending.push({ entry, done });
-      if (!this.flushing) void this.flush();
+      this.awaited++;
+      this.kick();
+    });
+  }
+
+  /**
+   * Record `event` on `pid` without making the caller wait for the commit: the entry joins a
+   * batch committed within WRITE_BEHIND_MS (at once when WRITE_BEHIND_MAX entries wait). For
+   * reads, whose answer does not depend on their log entry: a busy node then writes its read
+   * log in batches of tens instead of one transaction per two or three gets. getLogRecords of
+   * this process and close() first commit what waits; a process killed in that window loses
+   * those entries, never an object or its system metadata.
+   */
+  recordBehind(ctx: CallContext, event: string, pid: string): void {
+    const entry = this.entry({ subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent }, event, pid);
+    this.pending.push({ entry, done: noop });
+    this.kick();
+  }
+
+  /** Resolves once every entry recorded so far is committed (or reported as failed). */
+  settled(): Promise<void> {
+    if (this.pending.length === 0 && !this.flushing) return Promise.resolve();
+    return new Promise<void>((done) => {
+      this.settling.push(done);
+      this.kick();
     });
   }
 
@@ -66,11 +102,36 @@ export class EventService {
     };
   }
 
+  /** Whether what is pending must be committed now rather than after the write-behind wait. */
+  private get urgent(): boolean {
+    return this.due || this.awaited > 0 || this.settling.length > 0 || this.pending.length >= WRITE_BEHIND_MAX;
+  }
+
+  /** Start a commit of what is pending when it is urgent, else wait for the write-behind timer. */
+  private kick(): void {
+    if (this.flushing || this.pending.length === 0) return;
+    if (this.urgent) void this.flush();
+    else
+      this.behind ??= setTimeout(() => {
+        this.behind = undefined;
+        this.due = true;
+        this.kick();
+      }, WRITE_BEHIND_MS);
+  }
+
+  /**
+   * Commits batch after batch while that is urgent: entries that arrive while one commits go
+   * together in the next. Write-behind entries left over wait for their timer.
+   */
   private async flush(): Promise<void> {
     this.flushing = true;
-    while (this.pending.length > 0) {
+    clearTimeout(this.behind);
+    this.behind = undefined;
+    while (this.pending.length > 0 && this.urgent) {
       const batch = this.pending;
       this.pending = [];
+      this.awaited = 0;
+      this.due = false;
       try {
         await this.store.append(batch.map((b) => b.entry));
       } catch (err) {
@@ -79,6 +140,11 @@ export class EventService {
       for (const b of batch) b.done();
     }
     this.flushing = false;
+    // Callers of settled() keep the loop going until nothing is pending.
+    const settling = this.settling;
+    this.settling = [];
+    for (const done of settling) done();
+    this.kick();
   }
 
   /**
@@ -87,6 +153,7 @@ export class EventService {
    * events of the v1 Event enumeration.
    */
   async getLogRecords(ctx: CallContext, q: LogRecordsQuery): Promise<Log> {
+    await this.settled();
     const maxPage = this.config.maxPageSize ?? DEFAULT_MAX_PAGE_SIZE;
     const events = q.event !== undefined ? [q.event] : ctx.version === 'v1' ? EVENTS_V1 : undefined;
     const readableBy = this.access.listingFilter(ctx.session);

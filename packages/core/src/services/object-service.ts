@@ -102,12 +102,7 @@ export class ObjectService {
    */
   async read(ctx: CallContext, record: ObjectRecord, range?: ByteRange): Promise<StorageReadResult> {
     const content = await this.open('MNRead.get', record, range);
-    try {
-      await this.events.record(ctx, 'read', record.sysmeta.identifier);
-    } catch (err) {
-      content.stream.destroy();
-      throw err;
-    }
+    this.events.recordBehind(ctx, 'read', record.sysmeta.identifier);
     return content;
   }
 
