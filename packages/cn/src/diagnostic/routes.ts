@@ -41,7 +41,7 @@ export const diagnosticRoutes: CnRouteModule = (api, { services, operation, vers
   api.post(
     '/diag/sysmeta',
     operation(ECHO_SYSMETA, async (c, ctx) => {
-      const body = await parseMultipart(ECHO_SYSMETA, c.req.raw, ctx.signal ? { signal: ctx.signal } : {});
+      const body = await parseMultipart(ECHO_SYSMETA, c, ctx.signal ? { signal: ctx.signal } : {});
       const xml = partText(body, 'sysmeta', 'sysMeta');
       if (xml === undefined) throw fail(ECHO_SYSMETA, 'InvalidRequest', "the request has no 'sysmeta' part: send the system metadata as the multipart/form-data part named sysmeta");
       return xmlResponse(SystemMetadataCodec.encode(await checkedSystemMetadata(services, xml), version));

@@ -33,7 +33,7 @@ export const authorizationRoutes: CnRouteModule = (api, { services, operation, v
     operation('CNAuthorization.setAccessPolicy', async (c, ctx) => {
       const op = 'CNAuthorization.setAccessPolicy';
       const record = await changeable(services, op, ctx, id(c), version);
-      const parts = await parseMultipart(op, c.req.raw);
+      const parts = await parseMultipart(op, c);
       const serialVersion = requireSerialVersion(op, partText(parts, 'serialVersion'), record.sysmeta.identifier);
       requireCurrentVersion(op, record, serialVersion);
       const policy = decodePolicy(op, parts.fields.get('accessPolicy'), record.sysmeta.identifier);
@@ -48,14 +48,14 @@ export const authorizationRoutes: CnRouteModule = (api, { services, operation, v
     operation('CNAuthorization.setRightsHolder', async (c, ctx) => {
       const op = 'CNAuthorization.setRightsHolder';
       const record = await changeable(services, op, ctx, id(c), version);
-      const parts = await parseMultipart(op, c.req.raw);
+      const parts = await parseMultipart(op, c);
       const pid = record.sysmeta.identifier;
       const serialVersion = requireSerialVersion(op, partText(parts, 'serialVersion'), pid);
       requireCurrentVersion(op, record, serialVersion);
       const userId = partText(parts, 'userId')?.trim();
       if (!userId) throw fail(op, 'InvalidRequest', "the 'userId' part must name the new rights holder (a subject)", { pid });
       await writes.replace(ctx, op, record, nextRevision(record.sysmeta, { rightsHolder: userId }, services.clock.now()), 'updateSystemMetadata');
-      return identifierResponse(c.req.raw, pid, version);
+      return identifierResponse(c, pid, version);
     }),
   );
 };

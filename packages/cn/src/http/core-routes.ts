@@ -6,7 +6,7 @@ import {
   encodeLogParts,
   toObjectFormat,
 } from '@memberkit/types';
-import { fail, identifierResponse, parseMultipart, partText, trueResponse, xmlPartsResponse, xmlResponse } from '@memberkit/core';
+import { clientSignal, fail, identifierResponse, parseMultipart, partText, trueResponse, xmlPartsResponse, xmlResponse } from '@memberkit/core';
 import { CnWrites } from '../cn-writes.js';
 import { Reservations } from '../reservation-service.js';
 import type { CnRouteModule } from './route-module.js';
@@ -91,9 +91,9 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
     '/reserve',
     operation('CNCore.reserveIdentifier', async (c, ctx) => {
       reservations.assertMayReserve('CNCore.reserveIdentifier', ctx);
-      const parts = await parseMultipart('CNCore.reserveIdentifier', c.req.raw);
+      const parts = await parseMultipart('CNCore.reserveIdentifier', c);
       const reserved = await reservations.reserve(ctx, partText(parts, 'pid', 'id'));
-      return identifierResponse(c.req.raw, reserved, version);
+      return identifierResponse(c, reserved, version);
     }),
   );
 
@@ -109,8 +109,8 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
     '/generate',
     operation('CNCore.generateIdentifier', async (c, ctx) => {
       reservations.assertMayReserve('CNCore.generateIdentifier', ctx);
-      const parts = await parseMultipart('CNCore.generateIdentifier', c.req.raw);
-      return identifierResponse(c.req.raw, await reservations.generate(ctx, partText(parts, 'scheme'), partText(parts, 'fragment')), version);
+      const parts = await parseMultipart('CNCore.generateIdentifier', c);
+      return identifierResponse(c, await reservations.generate(ctx, partText(parts, 'scheme'), partText(parts, 'fragment')), version);
     }),
   );
 
@@ -119,14 +119,14 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
     operation('CNCore.create', async (c, ctx) => {
       const op = 'CNCore.create';
       writes.assertPrivileged(op, ctx, 'create');
-      const parts = await parseMultipart(op, c.req.raw, {
+      const parts = await parseMultipart(op, c, {
         streamName: 'object',
-        onStream: (stream) => services.storing.spool(op, stream, c.req.raw.signal),
+        onStream: (stream) => services.storing.spool(op, stream, clientSignal(c)),
         onStreamAbandoned: (upload) => upload.pending.abort(),
       });
       const pid = partText(parts, 'pid');
       if (!parts.streamed) throw fail(op, 'InvalidRequest', "the 'object' part is missing", pid ? { pid } : {});
-      return identifierResponse(c.req.raw, await writes.create(ctx, { pid, sysmeta: parts.fields.get('sysmeta'), upload: parts.streamed }), version);
+      return identifierResponse(c, await writes.create(ctx, { pid, sysmeta: parts.fields.get('sysmeta'), upload: parts.streamed }), version);
     }),
   );
 
@@ -134,8 +134,8 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
     '/meta',
     operation('CNCore.registerSystemMetadata', async (c, ctx) => {
       writes.assertPrivileged('CNCore.registerSystemMetadata', ctx, 'registerSystemMetadata');
-      const parts = await parseMultipart('CNCore.registerSystemMetadata', c.req.raw);
-      return identifierResponse(c.req.raw, await writes.registerSystemMetadata(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta') }), version);
+      const parts = await parseMultipart('CNCore.registerSystemMetadata', c);
+      return identifierResponse(c, await writes.registerSystemMetadata(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta') }), version);
     }),
   );
 
@@ -144,7 +144,7 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
       '/meta',
       operation('CNCore.updateSystemMetadata', async (c, ctx) => {
         writes.assertPrivileged('CNCore.updateSystemMetadata', ctx, 'updateSystemMetadata');
-        const parts = await parseMultipart('CNCore.updateSystemMetadata', c.req.raw);
+        const parts = await parseMultipart('CNCore.updateSystemMetadata', c);
         await writes.updateSystemMetadata(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta') });
         return trueResponse();
       }),
@@ -155,7 +155,7 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
     '/obsoletedBy/:id{.+}',
     operation('CNCore.setObsoletedBy', async (c, ctx) => {
       writes.assertPrivileged('CNCore.setObsoletedBy', ctx, 'setObsoletedBy');
-      const parts = await parseMultipart('CNCore.setObsoletedBy', c.req.raw);
+      const parts = await parseMultipart('CNCore.setObsoletedBy', c);
       await writes.setObsoletedBy(ctx, { pid: id(c), obsoletedByPid: partText(parts, 'obsoletedByPid'), serialVersion: partText(parts, 'serialVersion') });
       return trueResponse();
     }),
@@ -163,11 +163,11 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
 
   api.put(
     '/archive/:id{.+}',
-    operation('CNCore.archive', async (c, ctx) => identifierResponse(c.req.raw, await writes.archive(ctx, id(c), version), version)),
+    operation('CNCore.archive', async (c, ctx) => identifierResponse(c, await writes.archive(ctx, id(c), version), version)),
   );
 
   api.delete(
     '/object/:id{.+}',
-    operation('CNCore.delete', async (c, ctx) => identifierResponse(c.req.raw, await writes.delete(ctx, id(c), version), version)),
+    operation('CNCore.delete', async (c, ctx) => identifierResponse(c, await writes.delete(ctx, id(c), version), version)),
   );
 };

@@ -85,7 +85,7 @@ export const identityRoutes: CnRouteModule = (api, { services, operation, versio
   // "registerAccount | POST /accounts (person) | new subject"; the Python client's
   // requestMapIdentity posts here too, with a `subject` part and no person.
   const registerAccount = operation('CNIdentity.registerAccount', async (c, ctx) => {
-    const body = await parseMultipart('CNIdentity.registerAccount', c.req.raw, signalOf(ctx));
+    const body = await parseMultipart('CNIdentity.registerAccount', c, signalOf(ctx));
     if (!body.fields.has('person') && body.fields.has('subject')) {
       await identity.requestMapIdentity(ctx.session, subjectPart('CNIdentity.requestMapIdentity', body, 'subject'));
       return trueResponse();
@@ -116,7 +116,7 @@ export const identityRoutes: CnRouteModule = (api, { services, operation, versio
   api.post(
     '/accounts/map',
     operation('CNIdentity.mapIdentity', async (c, ctx) => {
-      const body = await parseMultipart('CNIdentity.mapIdentity', c.req.raw, signalOf(ctx));
+      const body = await parseMultipart('CNIdentity.mapIdentity', c, signalOf(ctx));
       await identity.mapIdentity(ctx.session, subjectPart('CNIdentity.mapIdentity', body, 'primarySubject'), subjectPart('CNIdentity.mapIdentity', body, 'secondarySubject'));
       return trueResponse();
     }),
@@ -135,7 +135,7 @@ export const identityRoutes: CnRouteModule = (api, { services, operation, versio
   api.post(
     '/accounts/pendingmap',
     operation('CNIdentity.requestMapIdentity', async (c, ctx) => {
-      const body = await parseMultipart('CNIdentity.requestMapIdentity', c.req.raw, signalOf(ctx));
+      const body = await parseMultipart('CNIdentity.requestMapIdentity', c, signalOf(ctx));
       await identity.requestMapIdentity(ctx.session, subjectPart('CNIdentity.requestMapIdentity', body, 'subject'));
       return trueResponse();
     }),
@@ -193,7 +193,7 @@ export const identityRoutes: CnRouteModule = (api, { services, operation, versio
         await identity.verifyAccount(ctx.session, subject);
         return trueResponse();
       }
-      const body = await parseMultipart('CNIdentity.updateAccount', c.req.raw, signalOf(ctx));
+      const body = await parseMultipart('CNIdentity.updateAccount', c, signalOf(ctx));
       if (!body.fields.has('person') && body.fields.size === 0) {
         await identity.verifyAccount(ctx.session, subject);
         return trueResponse();
@@ -205,7 +205,7 @@ export const identityRoutes: CnRouteModule = (api, { services, operation, versio
 
   // "createGroup | POST /groups (group) | subject of the new group"
   const createGroup = operation('CNIdentity.createGroup', async (c, ctx) => {
-    const body = await parseMultipart('CNIdentity.createGroup', c.req.raw, signalOf(ctx));
+    const body = await parseMultipart('CNIdentity.createGroup', c, signalOf(ctx));
     const group = decodePart('CNIdentity.createGroup', body, 'group', decodeGroup, 'Group');
     return xmlResponse(encodeSubject(await identity.createGroup(ctx.session, group)));
   });
@@ -214,7 +214,7 @@ export const identityRoutes: CnRouteModule = (api, { services, operation, versio
 
   // "updateGroup | PUT /groups (group) | boolean; members replace the membership"
   const updateGroup = operation('CNIdentity.updateGroup', async (c, ctx) => {
-    const body = await parseMultipart('CNIdentity.updateGroup', c.req.raw, signalOf(ctx));
+    const body = await parseMultipart('CNIdentity.updateGroup', c, signalOf(ctx));
     const group = decodePart('CNIdentity.updateGroup', body, 'group', decodeGroup, 'Group');
     await identity.updateGroup(ctx.session, group);
     return trueResponse();

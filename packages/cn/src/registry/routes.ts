@@ -31,7 +31,7 @@ export function registerServiceOf(services: CnServices): CnRegisterService {
 
 /** The `node` part of a register / updateNodeCapabilities body, decoded. */
 async function nodePart(op: Operation, c: Context, signal: AbortSignal | undefined): Promise<Node> {
-  const body = await parseMultipart(op, c.req.raw, signal ? { signal } : {});
+  const body = await parseMultipart(op, c, signal ? { signal } : {});
   const xml = partText(body, 'node');
   if (xml === undefined) throw fail(op, 'InvalidRequest', 'the request has no `node` part: send the Node document as the multipart/form-data part named node');
   try {

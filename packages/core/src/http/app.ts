@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { OperationRoute } from '../extension.js';
 import type { SessionResolver } from '../services/session-resolver.js';
 import { headerReader } from './request-headers.js';
+import { clientSignal } from './request-body.js';
 import { QueryParams } from './params.js';
 import { errorResponse, NOSNIFF } from './responses.js';
 import { registerRoutes } from './routes.js';
@@ -70,9 +71,9 @@ class RequestCallContext implements CallContext {
     this.#c = c;
   }
 
-  /** Lazy: reading the signal makes @hono/node-server build a full Request object. */
+  /** Made on first use (most operations never read it): see clientSignal. */
   get signal(): AbortSignal {
-    return this.#c.req.raw.signal;
+    return clientSignal(this.#c);
   }
 }
 

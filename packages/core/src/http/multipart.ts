@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
+import type { Context } from 'hono';
 import { fail, type Operation } from '../errors.js';
+import { requestBody } from './request-body.js';
 
 /** Small parts (pid, sysmeta, message...) are buffered up to this size; object parts are streamed. */
 export const MAX_SMALL_PART_BYTES = 4 * 1024 * 1024;
@@ -21,7 +23,7 @@ export interface MultipartResult<T> {
  */
 export async function parseMultipart<T>(
   op: Operation,
-  request: Request,
+  request: Request | Context,
   options: {
     streamName?: string;
     onStream?: (stream: AsyncIterable<Uint8Array>) => Promise<T>;
@@ -29,11 +31,11 @@ export async function parseMultipart<T>(
     signal?: AbortSignal;
   } = {},
 ): Promise<MultipartResult<T>> {
-  const contentType = request.headers.get('content-type') ?? '';
+  const { contentType, body } = requestBody(request);
   if (!/^multipart\/form-data/i.test(contentType)) {
     throw fail(op, 'InvalidRequest', `expected a multipart/form-data body (got '${contentType || 'none'}')`);
   }
-  if (!request.body) throw fail(op, 'InvalidRequest', 'the request has no body');
+  if (!body) throw fail(op, 'InvalidRequest', 'the request has no body');
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: { 'content-type': contentType }, limits: { fieldSize: MAX_SMALL_PART_BYTES, fields: 50, files: 10, parts: 60 } });
@@ -45,7 +47,6 @@ export async function parseMultipart<T>(
   let streamed: Promise<T> | undefined;
   let problem: Error | undefined;
 
-  const body = Readable.fromWeb(request.body as import('node:stream/web').ReadableStream<Uint8Array>);
   const done = new Promise<void>((resolve, reject) => {
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) problem ??= fail(op, 'InvalidRequest', `part '${name}' is larger than ${MAX_SMALL_PART_BYTES} bytes`);

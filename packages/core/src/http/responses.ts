@@ -1,6 +1,7 @@
 import { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { IdentifierCodec, type ApiVersion, type DataONEException } from '@memberkit/types';
+import { headerReader } from './request-headers.js';
 
 export const XML_CONTENT_TYPE = 'text/xml; charset=utf-8';
 
@@ -43,8 +44,8 @@ export function xmlPartsResponse(c: Context, parts: string[]): Response {
  * Identifier answers: a Types.Identifier document, or the bare identifier for a client that
  * accepts only text/plain.
  */
-export function identifierResponse(request: Request, id: string, version: ApiVersion): Response {
-  const accept = request.headers.get('accept') ?? '';
+export function identifierResponse(c: Context, id: string, version: ApiVersion): Response {
+  const accept = headerReader(c).get('accept') ?? '';
   const onlyPlain = /text\/plain/i.test(accept) && !/(xml|\*\/\*)/i.test(accept);
   if (onlyPlain) return new Response(id, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
   return xmlResponse(IdentifierCodec.encode(id, version));

@@ -15,6 +15,7 @@ import {
 } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
 import { headerReader } from './request-headers.js';
+import { clientSignal } from './request-body.js';
 import type { CallContext } from '../session.js';
 import type { NodeServices } from './services.js';
 import type { OperationRoute } from '../extension.js';
@@ -218,7 +219,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
       const federation = services.federation.current;
       if (!federation) throw fail('MNReplication.replicate', 'NotImplemented', 'this node takes no part in replication (no Coordinating Node is configured)');
       federation.replication.assertMayReplicate(ctx);
-      const parts = await parseMultipart('MNReplication.replicate', c.req.raw);
+      const parts = await parseMultipart('MNReplication.replicate', c);
       await federation.replication.accept(ctx, parts.fields.get('sysmeta'), partText(parts, 'sourceNode'));
       return trueResponse();
     }),
@@ -228,7 +229,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     '/error',
     operation('MNRead.synchronizationFailed', async (c, ctx) => {
       storing.assertAllowed('MNRead.synchronizationFailed', ctx, 'only Coordinating Nodes may report synchronization failures');
-      const parts = await parseMultipart('MNRead.synchronizationFailed', c.req.raw);
+      const parts = await parseMultipart('MNRead.synchronizationFailed', c);
       await storing.synchronizationFailed(ctx, parts.fields.get('message'));
       return trueResponse();
     }),
@@ -238,7 +239,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     '/dirtySystemMetadata',
     operation('MNRead.systemMetadataChanged', async (c, ctx) => {
       storing.assertAllowed('MNRead.systemMetadataChanged', ctx, 'only Coordinating Nodes may call systemMetadataChanged');
-      const parts = await parseMultipart('MNRead.systemMetadataChanged', c.req.raw);
+      const parts = await parseMultipart('MNRead.systemMetadataChanged', c);
       await storing.systemMetadataChanged(ctx, {
         id: partText(parts, 'pid', 'id'),
         serialVersion: partText(parts, 'serialVersion'),
@@ -252,14 +253,14 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     '/object',
     operation('MNStorage.create', async (c, ctx) => {
       storing.assertMayCreate(ctx);
-      const parts = await parseMultipart('MNStorage.create', c.req.raw, {
+      const parts = await parseMultipart('MNStorage.create', c, {
         streamName: 'object',
-        onStream: (stream) => storing.spool('MNStorage.create', stream, c.req.raw.signal),
+        onStream: (stream) => storing.spool('MNStorage.create', stream, clientSignal(c)),
         onStreamAbandoned: (upload) => upload.pending.abort(),
       });
       if (!parts.streamed) throw fail('MNStorage.create', 'InvalidRequest', "the 'object' part is missing", { ...(partText(parts, 'pid') ? { pid: partText(parts, 'pid')! } : {}) });
       const pid = await storing.create(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta'), upload: parts.streamed });
-      return identifierResponse(c.req.raw, pid, version);
+      return identifierResponse(c, pid, version);
     }),
   );
 
@@ -268,33 +269,33 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     operation('MNStorage.update', async (c, ctx) => {
       const pid = id(c);
       await storing.assertMayUpdate(ctx, pid);
-      const parts = await parseMultipart('MNStorage.update', c.req.raw, {
+      const parts = await parseMultipart('MNStorage.update', c, {
         streamName: 'object',
-        onStream: (stream) => storing.spool('MNStorage.update', stream, c.req.raw.signal),
+        onStream: (stream) => storing.spool('MNStorage.update', stream, clientSignal(c)),
         onStreamAbandoned: (upload) => upload.pending.abort(),
       });
       if (!parts.streamed) throw fail('MNStorage.update', 'InvalidRequest', "the 'object' part is missing", { pid });
       const newPid = await storing.update(ctx, { pid, newPid: partText(parts, 'newPid'), sysmeta: parts.fields.get('sysmeta'), upload: parts.streamed });
-      return identifierResponse(c.req.raw, newPid, version);
+      return identifierResponse(c, newPid, version);
     }),
   );
 
   app.delete(
     '/object/:id{.+}',
-    operation('MNStorage.delete', async (c, ctx) => identifierResponse(c.req.raw, await storing.delete(ctx, id(c)), version)),
+    operation('MNStorage.delete', async (c, ctx) => identifierResponse(c, await storing.delete(ctx, id(c)), version)),
   );
 
   app.put(
     '/archive/:id{.+}',
-    operation('MNStorage.archive', async (c, ctx) => identifierResponse(c.req.raw, await storing.archive(ctx, id(c)), version)),
+    operation('MNStorage.archive', async (c, ctx) => identifierResponse(c, await storing.archive(ctx, id(c)), version)),
   );
 
   app.post(
     '/generate',
     operation('MNStorage.generateIdentifier', async (c, ctx) => {
       storing.assertMayGenerateIdentifier(ctx);
-      const parts = await parseMultipart('MNStorage.generateIdentifier', c.req.raw);
-      return identifierResponse(c.req.raw, await storing.generateIdentifier(ctx, partText(parts, 'scheme')), version);
+      const parts = await parseMultipart('MNStorage.generateIdentifier', c);
+      return identifierResponse(c, await storing.generateIdentifier(ctx, partText(parts, 'scheme')), version);
     }),
   );
 
@@ -303,7 +304,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
       '/meta',
       operation('MNStorage.updateSystemMetadata', async (c, ctx) => {
         storing.assertMayUpdateSystemMetadata(ctx);
-        const parts = await parseMultipart('MNStorage.updateSystemMetadata', c.req.raw);
+        const parts = await parseMultipart('MNStorage.updateSystemMetadata', c);
         await storing.updateSystemMetadata(ctx, { pid: partText(parts, 'pid'), sysmeta: parts.fields.get('sysmeta') });
         return trueResponse();
       }),
