@@ -85,6 +85,7 @@ export class SqlEventLog implements EventLogStore {
         if (page !== undefined) return { total: page.total, entries: page.rows.map(fromValues) };
       }
       const { total, rows } = yield* orderedPage<EventRow>({
+        dialect: store.dialect.name,
         table: 'mk_events',
         order: ['date_logged', 'entry_id'],
         where: (form) => (query.readableBy === undefined ? base : [...base, readable(query.readableBy, form)]),

@@ -156,6 +156,7 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
         return restricted + (indexed?.total ?? (yield* countRows('mk_objects', [...base, sql`o.is_public = 1`])));
       };
       return yield* orderedPage<Row>({
+        dialect: store.dialect.name,
         table: 'mk_objects',
         order: ['date_modified', 'pid'],
         where: (form) => (subjects === undefined ? base : [...base, readable(form)]),

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { num } from './dialect.js';
+import { num, type SqlDialectName } from './dialect.js';
 import { rowOf, rowsOf, type Routine } from './executor.js';
 
 /** Pages that skip fewer rows than this probe readableBy per row ('exists'); deeper ones collect the readable set first ('in'). */
@@ -8,7 +8,22 @@ export const SHALLOW_OFFSET = 10_000;
 /** A condition builder: `form` picks the readableBy plan (see SHALLOW_OFFSET). */
 export type Conditions = (form: 'exists' | 'in') => RawBuilder<unknown>[];
 
+/**
+ * How a deferred page (its keys, read from an index as `page`) joins its table's rows `r`.
+ * PostgreSQL: a LATERAL lookup fenced by OFFSET 0 (never flattened), so each key is one
+ * primary-key probe; with a plain join its planner hashed the whole table instead (measured on
+ * 100,000 events: a page of 1,000 in 21 ms, 10 of them a sequential scan, against 8.5 ms).
+ * SQLite and MySQL already join such a page by nested loops on the key.
+ */
+export function pageRowsJoin(dialect: SqlDialectName, table: string, key: string): string {
+  return dialect === 'postgres'
+    ? `CROSS JOIN LATERAL (SELECT * FROM ${table} r WHERE r.${key} = page.${key} OFFSET 0) r`
+    : `JOIN ${table} r ON r.${key} = page.${key}`;
+}
+
 export interface PageSpec {
+  /** The dialect the page is read in (see pageRowsJoin). */
+  dialect: SqlDialectName;
   /** Table (aliased `o` in conditions). */
   table: string;
   /** Sort key: a date column then a unique column (the join key of the deferred join). */
@@ -55,7 +70,7 @@ export function* orderedPage<Row>(spec: PageSpec): Routine<{ total: number; rows
   const rows = yield* rowsOf<Row>(sql`SELECT ${sql.raw(spec.columns)} FROM (
       SELECT ${date}, ${key} FROM ${table} o ${whereOf(spec.where(skip < SHALLOW_OFFSET ? 'exists' : 'in'))}
       ORDER BY ${date} ${dir}, ${key} ${dir} LIMIT ${limit} OFFSET ${skip}
-    ) page JOIN ${table} r ON r.${sql.raw(keyCol)} = page.${sql.raw(keyCol)}
+    ) page ${sql.raw(pageRowsJoin(spec.dialect, spec.table, keyCol))}
     ORDER BY page.${sql.raw(dateCol)}, page.${sql.raw(keyCol)}`);
   return { total, rows };
 }

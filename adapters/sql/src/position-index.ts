@@ -1,6 +1,7 @@
 import { AdapterError, epochMs, type EventQuery, type ObjectQuery } from '@memberkit/types';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DialectSql } from './dialect.js';
+import { pageRowsJoin } from './paging.js';
 
 /**
  * The position index of the ordered listings (listObjects, getLogRecords) of the store, on
@@ -400,7 +401,7 @@ export function* positionedPage<Row = Record<string, unknown>>(
       SELECT o.${raw(date)}, o.${raw(key)} FROM ${classTable(flavor, t, slice.public)}
       WHERE ${classCondition(t, slice.public)} AND ${fromKey(t, b.lo)}
       ORDER BY o.${raw(date)}, o.${raw(key)} LIMIT ${limit} OFFSET ${offset}
-    ) page JOIN ${raw(t.table)} r ON r.${raw(key)} = page.${raw(key)}
+    ) page ${raw(pageRowsJoin(flavor, t.table, key))}
     ORDER BY page.${raw(date)}, page.${raw(key)}`),
     ...(page.arrays ? { arrays: true } : {}),
   });
