@@ -224,14 +224,32 @@ function* keyAt(t: PositionTable, lo: PositionKey, next: PositionKey | undefined
   return row === undefined ? undefined : keyOf(t, row);
 }
 
-/** Splits the (locked) bucket at `lo` so that its first `bucketRows` rows stay in it. */
+/**
+ * Splits the (locked) bucket at `lo` into buckets of `bucketRows` rows (the last one holds the
+ * rest). One bulk write (a wrap scan's batch, a seed) can grow a bucket by many times
+ * `bucketRows`: splitting it in two only left a tail bucket that grew with every batch (22,000
+ * rows after 100,000 objects written 5,000 at a time, walked by every page that starts in it).
+ */
 function* split(t: PositionTable, lo: PositionKey, next: PositionKey | undefined, bucketRows: number): SqlSteps<void> {
-  const at = yield* keyAt(t, lo, next, bucketRows);
-  if (at === undefined) return;
-  const moved = yield* countRange(t, at, next);
+  const bounds: PositionKey[] = [];
+  for (let from = lo; ; ) {
+    const at = yield* keyAt(t, from, next, bucketRows);
+    if (at === undefined) break;
+    bounds.push(at);
+    from = at;
+  }
+  if (bounds.length === 0) return;
+  const moved = { n: 0, pub: 0 };
+  const values: Fragment[] = [];
+  for (let i = 0; i < bounds.length; i++) {
+    const { n, pub } = yield* countRange(t, bounds[i]!, bounds[i + 1] ?? next);
+    moved.n += n;
+    moved.pub += pub;
+    values.push(q`(${t.list}, ${bounds[i]!.date}, ${bounds[i]!.key}, ${n}, ${pub})`);
+  }
   yield q`UPDATE ${raw(t.ranks)} SET n = n - ${moved.n}, n_public = n_public - ${moved.pub}
     WHERE list = ${t.list} AND lo_date = ${lo.date} AND lo_key = ${lo.key}`;
-  yield q`INSERT INTO ${raw(t.ranks)} (list, lo_date, lo_key, n, n_public) VALUES (${t.list}, ${at.date}, ${at.key}, ${moved.n}, ${moved.pub})`;
+  for (let i = 0; i < values.length; i += 100) yield q`INSERT INTO ${raw(t.ranks)} (list, lo_date, lo_key, n, n_public) VALUES ${join(values.slice(i, i + 100))}`;
 }
 
 /**

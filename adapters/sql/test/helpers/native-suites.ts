@@ -196,6 +196,28 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       }
     });
 
+    it('one bulk write splits the bucket it grew into buckets of the configured size (not a tail that keeps growing)', async () => {
+      await (await openEmpty()).close();
+      const c = createSqlCatalogue({ dialect, connection: fresh.connection, positionBucketRows: 3 });
+      await c.open();
+      try {
+        const ids = (n: number, from: number) => Array.from({ length: n }, (_, i) => `bulk${String(from + i).padStart(3, '0')}`);
+        await c.catalogue.apply({ insert: ids(50, 0).map((pid) => buildObjectRecord(pid)) });
+        await c.catalogue.apply({ insert: ids(40, 50).map((pid) => buildObjectRecord(pid)) });
+        const { rows } = await sql<{ n: unknown; b: unknown; total: unknown }>`SELECT max(n) AS n, count(*) AS b, sum(n) AS total FROM mk_ranks WHERE list = 'objects'`.execute(c.store.db);
+        expect(Number(rows[0]!.total)).toBe(90);
+        expect(Number(rows[0]!.n), 'largest bucket').toBeLessThanOrEqual(3);
+        expect(Number(rows[0]!.b)).toBeGreaterThanOrEqual(30);
+        const all = (await c.catalogue.list({ start: 0, count: 100 })).items.map((r) => r.sysmeta.identifier);
+        expect(all).toHaveLength(90);
+        for (const start of [0, 4, 44, 50, 86, 89]) {
+          expect((await c.catalogue.list({ start, count: 5 })).items.map((r) => r.sysmeta.identifier), `page at ${start}`).toEqual(all.slice(start, start + 5));
+        }
+      } finally {
+        await c.close();
+      }
+    });
+
     it('jobs across two pools: each claimed once, leases expire, backoff', async () => {
       const a = await openEmpty();
       const b = createSqlCatalogue({ dialect, connection: fresh.connection });
