@@ -136,7 +136,12 @@ export async function createCoordinatingNode(config: CnConfig, options: Coordina
         await catalogue.catalogue.identifierUse('memberkit:ping');
       },
     };
-    return { app: createCnApp(services), services, close };
+    // Read events written behind (EventService.recordBehind) are committed before the catalogue closes.
+    const closeAll = async () => {
+      await services.events.settled();
+      await close();
+    };
+    return { app: createCnApp(services), services, close: closeAll };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

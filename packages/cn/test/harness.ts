@@ -79,6 +79,8 @@ export interface StartCnOptions {
   config?: Record<string, unknown>;
   /** `serve` (default: `memberkit serve DIR`) or `cn serve` (`memberkit cn serve DIR`). */
   command?: 'serve' | 'cn serve';
+  /** A CN folder to serve again (kept by `stop({ keep: true })`; SQLite): no init, its configuration as it is. */
+  dir?: string;
 }
 
 export interface CnProcess {
@@ -91,22 +93,24 @@ export interface CnProcess {
   token(subject?: string, ttlSeconds?: number): Promise<string>;
   /** Everything the process wrote so far. */
   output(): string;
-  /** Stop the process, drop its PostgreSQL schema and remove its folder. */
-  stop(): Promise<void>;
+  /** Stop the process, drop its PostgreSQL schema and remove its folder (`keep`: leave both, to serve the folder again). */
+  stop(options?: { keep?: boolean }): Promise<void>;
 }
 
 /** Start a CN on a fresh folder: `memberkit cn init`, configuration overrides, then serve on a free port. */
 export async function startCn(options: StartCnOptions = {}): Promise<CnProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'memberkit-cn-'));
-  await runCli(['cn', 'init', dir]);
-  const schema = options.database === 'postgres' ? await freshPgSchema() : undefined;
-  const file = join(dir, 'memberkit.config.json');
-  let config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  config = merge(config, { server: { host: '127.0.0.1' }, log: { level: 'warn' } });
-  if (schema) config = merge(config, { catalogue: { type: 'sql', dialect: 'postgres', connection: schema.url } });
-  if (schema) delete (config.catalogue as Record<string, unknown>).file;
-  if (options.config) config = merge(config, options.config);
-  writeFileSync(file, JSON.stringify(config, null, 2));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'memberkit-cn-'));
+  const schema = options.database === 'postgres' && !options.dir ? await freshPgSchema() : undefined;
+  if (!options.dir) {
+    await runCli(['cn', 'init', dir]);
+    const file = join(dir, 'memberkit.config.json');
+    let config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    config = merge(config, { server: { host: '127.0.0.1' }, log: { level: 'warn' } });
+    if (schema) config = merge(config, { catalogue: { type: 'sql', dialect: 'postgres', connection: schema.url } });
+    if (schema) delete (config.catalogue as Record<string, unknown>).file;
+    if (options.config) config = merge(config, options.config);
+    writeFileSync(file, JSON.stringify(config, null, 2));
+  }
   const command = options.command === 'cn serve' ? ['cn', 'serve'] : ['serve'];
   const child = spawn(process.execPath, ['--conditions=@memberkit/source', '--import', 'tsx', CLI, ...command, dir, '--port', '0'], {
     cwd: ROOT,
@@ -152,14 +156,14 @@ export async function startCn(options: StartCnOptions = {}): Promise<CnProcess> 
     baseUrl: `http://127.0.0.1:${port}/cn`,
     token: (subject = CN_ADMIN, ttlSeconds = 3600) => mintToken(signingKey, { subject, ttlSeconds }),
     output: () => output,
-    stop: async () => {
+    stop: async (stopping = {}) => {
       if (child.exitCode === null && child.signalCode === null) {
         await new Promise<void>((resolve) => {
           child.once('exit', () => resolve());
           child.kill('SIGTERM');
         });
       }
-      await cleanup();
+      if (!stopping.keep) await cleanup();
     },
   };
 }
