@@ -11,6 +11,7 @@ import {
   type SystemMetadata,
 } from '@memberkit/types';
 import {
+  actorOf,
   applySystemMetadataUpdate,
   checkHeaderValues,
   checkNewObject,
@@ -106,7 +107,7 @@ export class CnWrites {
       await this.s.writer.commit({
         change,
         events: [{ event, pid }],
-        actor: { subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent },
+        actor: actorOf(ctx),
         notices,
         intents,
       });

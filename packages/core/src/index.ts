@@ -15,7 +15,6 @@ export { xmlResponse, xmlPartsResponse, identifierResponse, trueResponse, errorR
 export { parseMultipart, partText } from './http/multipart.js';
 export * from './server.js';
 export { createApp, createBaseApp, operationRoute, answerUnknownPaths, rawPath } from './http/app.js';
-export { clientSignal, requestBody } from './http/request-body.js';
 export { observeRequests, type RequestRecord, type RequestObserver } from './http/request-log.js';
 export { aggregateMetrics, createNodeMetrics, serveMetrics, type MetricsSnapshot, type NodeMetrics, type ScanCounts } from './http/metrics.js';
 export type { NodeServices } from './http/services.js';

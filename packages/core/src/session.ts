@@ -30,3 +30,8 @@ export interface CallContext {
   version: 'v1' | 'v2';
   signal?: AbortSignal;
 }
+
+/** Who acts in a call, as its event-log entries name them: the session's primary subject, address and user agent. */
+export function actorOf(ctx: CallContext): { subject: string; ipAddress: string; userAgent: string } {
+  return { subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent };
+}

@@ -6,7 +6,7 @@ import {
   encodeLogParts,
   toObjectFormat,
 } from '@memberkit/types';
-import { clientSignal, fail, identifierResponse, parseMultipart, partText, trueResponse, xmlPartsResponse, xmlResponse } from '@memberkit/core';
+import { fail, identifierResponse, parseMultipart, partText, trueResponse, xmlPartsResponse, xmlResponse } from '@memberkit/core';
 import { CnWrites } from '../cn-writes.js';
 import { Reservations } from '../reservation-service.js';
 import type { CnRouteModule } from './route-module.js';
@@ -121,7 +121,7 @@ export const coreRoutes: CnRouteModule = (api, { services, operation, version })
       writes.assertPrivileged(op, ctx, 'create');
       const parts = await parseMultipart(op, c, {
         streamName: 'object',
-        onStream: (stream) => services.storing.spool(op, stream, clientSignal(c)),
+        onStream: (stream) => services.storing.spool(op, stream, ctx.signal),
         onStreamAbandoned: (upload) => upload.pending.abort(),
       });
       const pid = partText(parts, 'pid');

@@ -15,7 +15,6 @@ import {
 } from '@memberkit/types';
 import { fail, type Operation } from '../errors.js';
 import { headerReader } from './request-headers.js';
-import { clientSignal } from './request-body.js';
 import type { CallContext } from '../session.js';
 import type { NodeServices } from './services.js';
 import type { OperationRoute } from '../extension.js';
@@ -255,7 +254,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
       storing.assertMayCreate(ctx);
       const parts = await parseMultipart('MNStorage.create', c, {
         streamName: 'object',
-        onStream: (stream) => storing.spool('MNStorage.create', stream, clientSignal(c)),
+        onStream: (stream) => storing.spool('MNStorage.create', stream, ctx.signal),
         onStreamAbandoned: (upload) => upload.pending.abort(),
       });
       if (!parts.streamed) throw fail('MNStorage.create', 'InvalidRequest', "the 'object' part is missing", { ...(partText(parts, 'pid') ? { pid: partText(parts, 'pid')! } : {}) });
@@ -271,7 +270,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
       await storing.assertMayUpdate(ctx, pid);
       const parts = await parseMultipart('MNStorage.update', c, {
         streamName: 'object',
-        onStream: (stream) => storing.spool('MNStorage.update', stream, clientSignal(c)),
+        onStream: (stream) => storing.spool('MNStorage.update', stream, ctx.signal),
         onStreamAbandoned: (upload) => upload.pending.abort(),
       });
       if (!parts.streamed) throw fail('MNStorage.update', 'InvalidRequest', "the 'object' part is missing", { pid });

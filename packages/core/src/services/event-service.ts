@@ -3,7 +3,7 @@ import { EVENTS_V1, type EventLogStore, type EventRecord, type Log } from '@memb
 import type { CoreConfig } from '../config.js';
 import { DEFAULT_MAX_PAGE_SIZE } from '../config.js';
 import { TOKENS } from '../tokens.js';
-import type { CallContext } from '../session.js';
+import { actorOf, type CallContext } from '../session.js';
 import type { Logger } from '../logger.js';
 import { AccessControl } from './access-control.js';
 
@@ -50,7 +50,7 @@ export class EventService {
    * operator instead.
    */
   record(ctx: CallContext, event: string, pid: string): Promise<void> {
-    return this.recordAs({ subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent }, event, pid);
+    return this.recordAs(actorOf(ctx), event, pid);
   }
 
   /** `record` for a change with no request behind it (a wrap scan, a refresh): the actor is named. */
@@ -72,8 +72,7 @@ export class EventService {
    * those entries, never an object or its system metadata.
    */
   recordBehind(ctx: CallContext, event: string, pid: string): void {
-    const entry = this.entry({ subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent }, event, pid);
-    this.pending.push({ entry, done: noop });
+    this.pending.push({ entry: this.entry(actorOf(ctx), event, pid), done: noop });
     this.kick();
   }
 

@@ -16,7 +16,7 @@ import type { CoreConfig } from '../config.js';
 import type { Clock } from '../clock.js';
 import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { CallContext } from '../session.js';
+import { actorOf, type CallContext } from '../session.js';
 import { TOKENS } from '../tokens.js';
 import type { ObjectChange } from '../extension.js';
 import type { FederationHandle } from '../container.js';
@@ -75,7 +75,7 @@ export class MNStorageService {
     await this.writer.commit({
       change,
       events: [event],
-      actor: { subject: ctx.session.subject, ipAddress: ctx.ipAddress, userAgent: ctx.userAgent },
+      actor: actorOf(ctx),
       notices,
       intents,
     });
