@@ -7,6 +7,12 @@ export type DigestResult =
   | { absent: true }
   | { error: { code?: string; message: string } };
 
+/** What an lstat of one path found (symlinks not followed); `absent` when nothing is there. */
+export type LstatResult =
+  | { type: 'file' | 'directory' | 'symlink' | 'other'; size: number; mtimeMs: number; birthtimeMs: number }
+  | { absent: true }
+  | { error: { code?: string; message: string } };
+
 // The worker, in plain JavaScript (no loader needed in the thread). Synchronous system calls
 // are the point: on the main thread each promise-based call of a small file (realpath, open,
 // fstat, read, fstat, close) costs more than the hashing, and a scan of 100,000 small files
@@ -48,13 +54,22 @@ function digest(path, hashName, headBytes) {
     fs.closeSync(fd);
   }
 }
+function lstat(path) {
+  let st;
+  try { st = fs.lstatSync(path); } catch (e) { if (e && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return { absent: true }; throw e; }
+  const type = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other';
+  return { type, size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs };
+}
 parentPort.on('message', ({ id, jobs }) => {
-  const results = jobs.map(([path, hashName, headBytes]) => {
-    try { return digest(path, hashName, headBytes); } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
+  const results = jobs.map(([op, path, hashName, headBytes]) => {
+    try { return op === 'lstat' ? lstat(path) : digest(path, hashName, headBytes); } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
   });
   parentPort.postMessage({ id, results });
 });
 `;
+
+/** Files per message at most (see #flush). */
+const MESSAGE_FILES = 16;
 
 interface Slot {
   worker: Worker;
@@ -63,18 +78,19 @@ interface Slot {
 }
 
 interface Waiting {
+  op: 'digest' | 'lstat';
   path: string;
   hashName: string;
   headBytes: number;
-  resolve: (r: DigestResult) => void;
+  resolve: (r: never) => void;
   reject: (e: unknown) => void;
 }
 
 /**
- * Hashes files on a few worker threads with synchronous I/O. Requests made in the same turn of
- * the event loop travel as one message per worker, so a scanner with many files in flight pays
- * one round trip per batch, not per file. Workers start on first use and hold the process open
- * only while they have work.
+ * Hashes and lstats files on a few worker threads with synchronous I/O. Requests made in the
+ * same turn of the event loop travel as one message per worker, so a scanner with many files in
+ * flight pays one round trip per batch, not per file. Workers start on first use and hold the
+ * process open only while they have work.
  */
 export class DigestPool {
   readonly #size: number;
@@ -90,8 +106,17 @@ export class DigestPool {
 
   /** The file's digest; with `headBytes`, also its first bytes (read anyway: no second open for format identification). */
   digest(path: string, hashName: string, headBytes = 0): Promise<DigestResult> {
-    return new Promise((resolve, reject) => {
-      this.#batch.push({ path, hashName, headBytes, resolve, reject });
+    return this.#ask('digest', path, hashName, headBytes);
+  }
+
+  /** lstat of each path, in order (a listing's files: one thread-pool call and promise each would cost more on the main thread). */
+  lstatMany(paths: readonly string[]): Promise<LstatResult[]> {
+    return Promise.all(paths.map((path) => this.#ask<LstatResult>('lstat', path, '', 0)));
+  }
+
+  #ask<R>(op: Waiting['op'], path: string, hashName: string, headBytes: number): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.#batch.push({ op, path, hashName, headBytes, resolve: resolve as (r: never) => void, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
@@ -111,8 +136,10 @@ export class DigestPool {
     this.#batch = [];
     if (batch.length === 0) return;
     while (this.#workers.length < this.#size) this.#workers.push(this.#start());
-    // Least busy worker first, in slices so that both threads share one large batch.
-    const slice = Math.ceil(batch.length / this.#workers.length);
+    // Least busy worker first, in slices so that both threads share one large batch, and of at
+    // most MESSAGE_FILES: results come back while the worker reads on, so the main thread
+    // handles one slice (and sends the next files) while the worker hashes the following ones.
+    const slice = Math.min(MESSAGE_FILES, Math.ceil(batch.length / this.#workers.length));
     for (let i = 0; i < batch.length; i += slice) {
       const target = this.#workers.reduce((a, b) => (b.busy < a.busy ? b : a));
       const jobs = batch.slice(i, i + slice);
@@ -120,14 +147,14 @@ export class DigestPool {
       this.#inflight.set(id, { slot: target, jobs });
       target.busy += jobs.length;
       target.worker.ref();
-      target.worker.postMessage({ id, jobs: jobs.map((j) => [j.path, j.hashName, j.headBytes]) });
+      target.worker.postMessage({ id, jobs: jobs.map((j) => [j.op, j.path, j.hashName, j.headBytes]) });
     }
   }
 
   #start(): Slot {
     const slot: Slot = { worker: new Worker(WORKER_SOURCE, { eval: true }), busy: 0 };
     slot.worker.unref();
-    slot.worker.on('message', ({ id, results }: { id: number; results: DigestResult[] }) => {
+    slot.worker.on('message', ({ id, results }: { id: number; results: never[] }) => {
       const jobs = this.#inflight.get(id)?.jobs ?? [];
       this.#inflight.delete(id);
       slot.busy -= jobs.length;

@@ -94,6 +94,11 @@ export class TreeStorageAdapter implements StorageAdapter {
     await pool?.close();
   }
 
+  /** The worker threads that hash and stat files (started on first use, ended by close). */
+  private files(): DigestPool {
+    return (this.pool ??= new DigestPool());
+  }
+
   async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {
     const entry = await this.statEntry(key, options);
     return entry && { size: entry.size, modified: entry.modified };
@@ -156,8 +161,7 @@ export class TreeStorageAdapter implements StorageAdapter {
       // Small files (what a scan mostly meets) on the worker pool: same checks, synchronous calls.
       const path = this.plainPath(key, await this.rootReal());
       if (path === undefined) return undefined;
-      this.pool ??= new DigestPool();
-      const r = await this.pool.digest(path, NODE_HASH_NAMES[algorithm], headBytes);
+      const r = await this.files().digest(path, NODE_HASH_NAMES[algorithm], headBytes);
       if ('error' in r) throw fsError(Object.assign(new Error(r.error.message), { code: r.error.code }), 'read');
       return 'absent' in r ? undefined : { ...r, version: String(r.mtimeMs) };
     }
@@ -216,26 +220,23 @@ export class TreeStorageAdapter implements StorageAdapter {
     };
     await push('');
     // Names that need an lstat (files, and entries whose type the directory did not give),
-    // stated together: the calls overlap on the thread pool instead of one at a time.
+    // stated together on the file workers: one message per batch, not a promise per file.
     let batch: string[] = [];
-    const stat = (rel: string): Promise<Stats | undefined> =>
-      lstat(join(root, ...rel.split('/'))).catch((e: unknown) => {
-        if (isAbsent(e)) return undefined;
-        throw fsError(e, 'list');
-      });
+    const pool = this.files();
     /** The batch's entries in listing order; directories it turned out to hold are descended into after it. */
     async function* emit(this: void): AsyncGenerator<TreeEntry> {
       const rels = batch;
       batch = [];
-      const stats = await Promise.all(rels.map(stat));
+      const stats = await pool.lstatMany(rels.map((rel) => join(root, ...rel.split('/'))));
       const dirs: string[] = [];
       for (let i = 0; i < rels.length; i++) {
-        const st = stats[i];
+        const st = stats[i]!;
         const rel = rels[i]!;
-        if (st === undefined) continue;
-        if (st.isSymbolicLink()) onSkip?.(rel, 'symbolic link (never followed)');
-        else if (st.isDirectory()) dirs.push(rel);
-        else if (!st.isFile()) onSkip?.(rel, 'not a regular file');
+        if ('absent' in st) continue;
+        if ('error' in st) throw fsError(Object.assign(new Error(st.error.message), { code: st.error.code }), 'list');
+        if (st.type === 'symlink') onSkip?.(rel, 'symbolic link (never followed)');
+        else if (st.type === 'directory') dirs.push(rel);
+        else if (st.type !== 'file') onSkip?.(rel, 'not a regular file');
         else if (rel.startsWith(prefix)) yield toEntry(rel, st);
       }
       for (const rel of dirs.reverse()) if (couldContain(rel, prefix)) await push(rel);
@@ -324,9 +325,9 @@ export class TreeStorageAdapter implements StorageAdapter {
   }
 }
 
-function toEntry(key: string, st: Stats): TreeEntry {
-  const entry: TreeEntry = { key, size: st.size, modified: st.mtime, version: String(st.mtimeMs), mtimeMs: st.mtimeMs };
-  if (st.birthtimeMs > 0) entry.birthtime = st.birthtime;
+function toEntry(key: string, st: { size: number; mtimeMs: number; birthtimeMs: number }): TreeEntry {
+  const entry: TreeEntry = { key, size: st.size, modified: new Date(Math.round(st.mtimeMs)), version: String(st.mtimeMs), mtimeMs: st.mtimeMs };
+  if (st.birthtimeMs > 0) entry.birthtime = new Date(Math.round(st.birthtimeMs));
   return entry;
 }
 

@@ -79,6 +79,19 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     });
   }
 
+  async getMany(pids: readonly string[]): Promise<Map<string, ObjectRecord>> {
+    const found = new Map<string, ObjectRecord>();
+    if (pids.length === 0) return found;
+    await this.store.reading('get objects', function* () {
+      // Parameter lists stay below every dialect's limit.
+      for (let i = 0; i < pids.length; i += 500) {
+        const rows = yield* rowsOf<RecordRow & { pid: unknown }>(sql`SELECT pid, sysmeta, storage_key, is_replica FROM mk_objects WHERE ${inList(sql`pid`, pids.slice(i, i + 500))}`);
+        for (const row of rows) found.set(text(row.pid), toRecord(row));
+      }
+    });
+    return found;
+  }
+
   /** Every object whose seriesId is `sid`, ordered by dateUploaded then PID. */
   async seriesMembers(sid: string): Promise<SeriesMember[]> {
     const rows = await this.store.readOne('list series members', () =>

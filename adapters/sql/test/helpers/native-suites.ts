@@ -137,6 +137,23 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       }
     });
 
+    it('getMany reads the records of many PIDs at once, each as get reads it, absent ones left out', async () => {
+      const s = await openEmpty();
+      try {
+        const records = Array.from({ length: 1203 }, (_, i) => buildObjectRecord(`m${String(i).padStart(4, '0')}`, { sysmeta: { dateSysMetadataModified: instant(i % 11) } }));
+        await s.catalogue.apply({ insert: records });
+        // Past one statement's 500 PIDs, with absent PIDs and a repeated one.
+        const asked = [...records.slice(100, 1150).map((r) => r.sysmeta.identifier), 'absent-1', 'm0100', 'absent-2'];
+        const found = await s.catalogue.getMany!(asked);
+        expect(found.size).toBe(1050);
+        expect(found.has('absent-1') || found.has('absent-2') || found.has('m0099') || found.has('m1150')).toBe(false);
+        for (const pid of ['m0100', 'm0599', 'm0600', 'm1149']) expect(found.get(pid)).toEqual(await s.catalogue.get(pid));
+        expect((await s.catalogue.getMany!([])).size).toBe(0);
+      } finally {
+        await s.close();
+      }
+    });
+
     it('deep pages and unfiltered totals stay exact after removes (counter and backwards walk)', async () => {
       const s = await openEmpty();
       try {

@@ -337,9 +337,17 @@ export class WrapScanner {
         if (c.previous) touched.push(c.entry.key);
       }
     };
+    // One caller waits for a free slot at a time (consider() starts entries in turn): a single
+    // resolver, not Promise.race over every job in flight (a reaction per job per wait).
+    let slotFreed: (() => void) | undefined;
     const start = async (c: Candidate): Promise<void> => {
-      while (inflight.size >= this.concurrency) await Promise.race(inflight);
-      const job: Promise<void> = examineOne(c).finally(() => inflight.delete(job));
+      while (inflight.size >= this.concurrency) await new Promise<void>((resolve) => (slotFreed = resolve));
+      const job: Promise<void> = examineOne(c).finally(() => {
+        inflight.delete(job);
+        const wake = slotFreed;
+        slotFreed = undefined;
+        wake?.();
+      });
       inflight.add(job);
       // Constant memory: never run ahead of the catalogue by more than two batches.
       if (backlog >= 2 * this.batchSize) await chain;
@@ -436,7 +444,7 @@ export class WrapScanner {
    * What one hashed entry does to the catalogue, planned against the record as it is now.
    * Only size and checksum (and a format the scanner set) come from the bytes.
    */
-  private async plan(item: Hashed, base: number, scanId: number): Promise<Planned | { skip: string }> {
+  private async plan(item: Hashed, base: number, scanId: number, records?: ReadonlyMap<string, ObjectRecord>): Promise<Planned | { skip: string }> {
     const catalogue = this.options.catalogue;
     const { entry, pid, previous, checksum, format } = item;
     const state: ScanStateRow = {
@@ -448,7 +456,7 @@ export class WrapScanner {
       const old = await catalogue.get(previous.pid);
       if (old && old.storageKey === entry.key) change.remove = [{ pid: previous.pid }];
     }
-    const existing = await catalogue.get(pid);
+    const existing = records ? records.get(pid) : await catalogue.get(pid);
     if (existing === undefined) {
       change.insert = [this.newRecord(entry, pid, checksum, base, format)];
       return { item, change, outcome: 'added', state };
@@ -468,8 +476,11 @@ export class WrapScanner {
     const base = this.batchStamp();
     const planned: Planned[] = [];
     const kept: string[] = [];
+    // The batch's records in one read where the catalogue can (a lookup per entry costs more
+    // than the entry's share of the commit); a change that loses a race is planned again below.
+    const records = await this.options.catalogue.getMany?.(items.map((item) => item.pid));
     for (const item of items) {
-      const p = await this.plan(item, base, scanId);
+      const p = await this.plan(item, base, scanId, records);
       if ('skip' in p) {
         report.skipped.push({ path: item.entry.key, reason: p.skip });
         kept.push(item.entry.key);

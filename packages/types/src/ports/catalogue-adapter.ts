@@ -178,6 +178,12 @@ export interface CatalogueAdapter {
   /** The record of `pid`, or undefined. */
   get(pid: string): Promise<ObjectRecord | undefined>;
 
+  /**
+   * Optional: the records of several PIDs at once, by PID (absent ones left out), for callers
+   * that look up hundreds together (a wrap scan's batch). Without it they call `get` per PID.
+   */
+  getMany?(pids: readonly string[]): Promise<Map<string, ObjectRecord>>;
+
   /** Every object whose seriesId is `sid` (empty when none). */
   seriesMembers(sid: string): Promise<SeriesMember[]>;
 
