@@ -1,4 +1,4 @@
-import { constants as fsConstants, type Dir, type Dirent, type Stats } from 'node:fs';
+import { constants as fsConstants, type Dir, type Dirent } from 'node:fs';
 import { lstat, open, opendir, realpath, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { addAbortSignal } from 'node:stream';
