@@ -30,6 +30,9 @@ export function nodeResponse(c: Context): ServerResponse | undefined {
 export function xmlPartsResponse(c: Context, parts: string[]): Response {
   const outgoing = parts.length > 1 && c.req.method === 'GET' ? nodeResponse(c) : undefined;
   if (!outgoing) return xmlResponse(parts.length === 1 ? parts[0]! : parts.join(''));
+  // The parts are flat strings (joined by the encoder): byteLength is a quick scan and the
+  // socket's writev encodes them once. Measured on 1,000-entry pages, Buffer.from per part
+  // (the length their sum) or one Buffer for the whole page was no cheaper.
   let length = 0;
   for (const part of parts) length += Buffer.byteLength(part);
   outgoing.writeHead(200, { 'Content-Type': XML_CONTENT_TYPE, 'Content-Length': String(length), 'X-Content-Type-Options': NOSNIFF });

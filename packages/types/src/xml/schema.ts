@@ -48,29 +48,37 @@ type Model = Record<string, unknown>;
 // Code points XML 1.0 cannot carry at all (not even escaped).
 // eslint-disable-next-line no-control-regex
 const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-// Only strings with a character outside this class need the precise check above (surrogates
-// may form valid pairs); the plain class is much cheaper and almost every string passes it.
+// One test for the common case: a string with no character outside this class is written as it
+// is (nothing to escape, nothing XML cannot carry). The rest (the five escaped characters,
+// controls, surrogates, U+FFFE/U+FFFF) take the precise check and the escape.
 // eslint-disable-next-line no-control-regex
-const MAYBE_NOT_XML_CHAR = /[^\u0020-\uD7FF\u0009\u000A\u000D\uE000-\uFFFD]/;
+const NOT_PLAIN = /[^\u0009\u000A\u000D\u0020\u0021\u0023-\u0025\u0028-\u003B\u003D\u003F-\uD7FF\uE000-\uFFFD]/;
 
-/** `value` as the text of scalar kind `scalar`; errors name `path`/`name` (built only then). */
-function encodeScalar(scalar: Scalar, value: unknown, path: string, name: string): string {
-  switch (scalar) {
-    case 'string':
-      if (typeof value !== 'string') throw new TypeError(`${path}/${name}: expected a string`);
-      if (MAYBE_NOT_XML_CHAR.test(value) && NOT_XML_CHAR.test(value)) throw new TypeError(`${path}/${name}: contains a character XML cannot carry`);
-      return value;
-    case 'int':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${path}/${name}: expected an integer`);
-      return String(value);
-    case 'boolean':
-      if (typeof value !== 'boolean') throw new TypeError(`${path}/${name}: expected a boolean`);
-      return value ? 'true' : 'false';
-    case 'datetime':
-      if (!(value instanceof Date)) throw new TypeError(`${path}/${name}: expected a Date`);
-      return formatDateTime(value);
-  }
-}
+/**
+ * The text of a value of each scalar kind, ready for the document (escaped); errors name
+ * `path`/`name` (built only then). Only strings can need escaping: integers, booleans and
+ * datetimes are written with digits, letters and `-+:.` alone.
+ */
+const encodeScalar: Record<Scalar, (value: unknown, path: string, name: string) => string> = {
+  string(value, path, name) {
+    if (typeof value !== 'string') throw new TypeError(`${path}/${name}: expected a string`);
+    if (!NOT_PLAIN.test(value)) return value;
+    if (NOT_XML_CHAR.test(value)) throw new TypeError(`${path}/${name}: contains a character XML cannot carry`);
+    return escapeXml(value);
+  },
+  int(value, path, name) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${path}/${name}: expected an integer`);
+    return String(value);
+  },
+  boolean(value, path, name) {
+    if (typeof value !== 'boolean') throw new TypeError(`${path}/${name}: expected a boolean`);
+    return value ? 'true' : 'false';
+  },
+  datetime(value, path, name) {
+    if (!(value instanceof Date)) throw new TypeError(`${path}/${name}: expected a Date`);
+    return formatDateTime(value);
+  },
+};
 
 const INTEGER = /^[+-]?\d+$/;
 
@@ -96,96 +104,225 @@ function decodeScalar(scalar: Scalar, text: string, path: string): unknown {
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-const NEEDS_ESCAPE = /[&<>"']/;
 const ESCAPE_ALL = /[&<>"']/g;
 
 /** Text and attribute values escaped the same way (the five predefined entities). */
 function escapeXml(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPE_ALL, (c) => ESCAPES[c]!) : text;
+  return text.replace(ESCAPE_ALL, (c) => ESCAPES[c]!);
 }
 
 /**
- * Write one element of type `spec` straight to strings (no intermediate object tree: every
- * XML answer of the node goes through here, so it is kept lean). Children in schema order;
- * v2-only children left out for v1.
- */
-/**
- * A growing document: `+=` on one string (V8 ropes) beats pushing thousands of pieces and
- * joining them. A long document is cut into parts of about PART_CHARS: a string past V8's
- * large-object size (128 KiB) costs a fresh memory mapping each time one is made, more than
- * building the whole listing page it holds.
+ * A document being written. Each item of a repeated element is one string (a short V8 rope: `+`
+ * on a few pieces), kept as a piece; the pieces are joined into parts of about PART_CHARS.
+ * `+=` on one string over a whole part is cheaper to build, but measured on 1,000-entry
+ * listings the page then cost about a third more in all: Buffer.byteLength and the socket write
+ * flatten the rope first, and its cells live long enough to be copied by the scavenger; a join
+ * per part leaves flat strings. Parts stay small: a string past V8's large-object size (128 KiB)
+ * costs a fresh memory mapping each time one is made, more than building the whole listing
+ * page it holds.
  */
 interface Out {
-  s: string;
+  pieces: string[];
+  chars: number;
   parts: string[];
 }
 
 const PART_CHARS = 32 * 1024;
 
-/** What writing a child element needs, worked out once per type (no strings built per element). */
-interface ChildPlan {
-  spec: ChildSpec;
-  key: string;
-  open: string;
-  close: string;
-  /** An empty string item is left out (it would read as absent anyway). */
-  dropsEmpty: boolean;
-}
-
-const plans = new WeakMap<TypeSpec, ChildPlan[]>();
-
-function childPlans(spec: TypeSpec): ChildPlan[] {
-  let plan = plans.get(spec);
-  if (plan === undefined) {
-    plan = (spec.children ?? []).map((c) => ({
-      spec: c,
-      key: c.key ?? c.name,
-      open: `<${c.name}>`,
-      close: `</${c.name}>`,
-      dropsEmpty: typeof c.type === 'string' && (!c.empty || (c.min === 0 && c.max === 1)),
-    }));
-    plans.set(spec, plan);
+/** Ends an item of a repeated element: `text` becomes a piece, and a part once there are PART_CHARS. */
+function endItem(out: Out, text: string): string {
+  out.pieces.push(text);
+  out.chars += text.length;
+  if (out.chars >= PART_CHARS) {
+    out.parts.push(out.pieces.join(''));
+    out.pieces = [];
+    out.chars = 0;
   }
-  return plan;
+  return '';
 }
 
 const NO_ITEMS: readonly unknown[] = [];
 
-function writeElement(out: Out, qname: string, spec: TypeSpec, value: Model, version: ApiVersion, path: string, extraAttrs = ''): void {
-  out.s += '<' + qname + extraAttrs;
-  if (spec.attrs) {
-    for (const a of spec.attrs) {
-      const v = value[a.key ?? a.name];
-      if (v === undefined || v === null) {
-        if (a.required) throw new TypeError(`${path}/@${a.name}: required attribute missing`);
-        continue;
+/**
+ * The items of a repeated element's value: none when it is absent; a falsy value that is no
+ * array (0, '', false: a model typed wrong) is one item, for the checks to refuse.
+ */
+function itemsOf(value: unknown): ArrayLike<unknown> {
+  return value === undefined || value === null ? NO_ITEMS : ((value || [value]) as ArrayLike<unknown>);
+}
+
+const missingElement = (path: string, name: string): TypeError => new TypeError(`${path}/${name}: required element missing`);
+const missingAttribute = (path: string, name: string): TypeError => new TypeError(`${path}/@${name}: required attribute missing`);
+
+/**
+ * Writes the content of an element (attributes, `>`, text, children) after `text`, which holds
+ * the document so far from the last piece on; returns the text it leaves for the caller.
+ */
+type ContentWriter = (out: Out, value: Model, text: string) => string;
+
+/**
+ * Source of a ContentWriter, compiled once per type, version and root (every XML answer of the
+ * node goes through here, listings thousands of elements a page). Straight-line code reads each
+ * property by its name and writes each run of fixed markup as one string
+ * ('</identifier><formatId>'). Measured on 1,000-entry listings: about 1.5x faster than
+ * interpreting the spec, 1.4x faster than closures composed per child (their shared call sites
+ * and keyed loads go megamorphic). Only the spec's names and paths (constants of this package)
+ * enter the code, each as a JSON string literal; values never do, they are read from the model
+ * at run time and go through encodeScalar.
+ */
+class WriterSource {
+  private readonly lines: string[] = [];
+  /** Fixed markup not written yet: merged with the next value written. */
+  private markup = '';
+  private vars = 0;
+
+  constructor(private readonly version: ApiVersion) {}
+
+  private markupThen(expr: string): void {
+    this.lines.push(this.markup ? `s = s + ${lit(this.markup)} + ${expr};` : `s = s + ${expr};`);
+    this.markup = '';
+  }
+
+  /** Writes the fixed markup now (before a branch or a loop). */
+  private settle(): void {
+    if (this.markup) this.lines.push(`s += ${lit(this.markup)};`);
+    this.markup = '';
+  }
+
+  private scalar(scalar: Scalar, expr: string, path: string, name: string): void {
+    this.markupThen(`encodeScalar.${scalar}(${expr}, ${lit(path)}, ${lit(name)})`);
+  }
+
+  content(spec: TypeSpec, path: string, v: string, ancestors: ReadonlySet<TypeSpec>): void {
+    if (ancestors.has(spec)) throw new Error(`${path}: a recursive TypeSpec cannot be compiled`);
+    const within = new Set(ancestors).add(spec);
+    for (const a of spec.attrs ?? []) {
+      this.lines.push(`x = ${v}[${lit(a.key ?? a.name)}];`);
+      if (a.required) this.lines.push(`if (x === undefined || x === null) throw missingAttribute(${lit(path)}, ${lit(a.name)});`);
+      else {
+        this.settle();
+        this.lines.push('if (x !== undefined && x !== null) {');
       }
-      out.s += ' ' + a.name + '="' + escapeXml(encodeScalar(a.scalar, v, path, `@${a.name}`)) + '"';
+      this.markup += ` ${a.name}="`;
+      this.scalar(a.scalar, 'x', path, `@${a.name}`);
+      this.markup += '"';
+      if (!a.required) this.closeBlock();
+    }
+    this.markup += '>';
+    if (spec.text) this.scalar(spec.text.scalar, `${v}[${lit(spec.text.key)}]`, path, 'text()');
+    for (const c of spec.children ?? []) {
+      if (c.v2 && this.version === 'v1') continue;
+      if (typeof c.type === 'string') this.scalarChild(c, c.type, path, v);
+      else this.complexChild(c, c.type, path, v, within);
     }
   }
-  out.s += '>';
-  if (spec.text) out.s += escapeXml(encodeScalar(spec.text.scalar, value[spec.text.key], path, 'text()'));
-  for (const plan of childPlans(spec)) {
-    const c = plan.spec;
-    if (c.v2 && version === 'v1') continue;
-    const v = value[plan.key];
-    const items = c.max === 'n' ? ((v as readonly unknown[] | undefined) ?? NO_ITEMS) : undefined;
-    let written = 0;
-    const count = items ? items.length : v === undefined || v === null ? 0 : 1;
-    for (let i = 0; i < count; i++) {
-      const item = items ? items[i] : v;
-      if (item === '' && plan.dropsEmpty) continue;
-      if (typeof c.type === 'string') out.s += plan.open + escapeXml(encodeScalar(c.type, item, path, c.name)) + plan.close;
-      else writeElement(out, c.name, c.type, item as Model, version, `${path}/${c.name}`);
-      written++;
-      if (out.s.length >= PART_CHARS) {
-        out.parts.push(out.s);
-        out.s = '';
-      }
+
+  private scalarChild(c: ChildSpec, scalar: Scalar, path: string, v: string): void {
+    const get = `${v}[${lit(c.key ?? c.name)}]`;
+    const missing = `throw missingElement(${lit(path)}, ${lit(c.name)});`;
+    // An empty string item is left out (it would read as absent anyway).
+    const dropsEmpty = !c.empty || (c.min === 0 && c.max === 1);
+    const write = (): void => {
+      this.markup += `<${c.name}>`;
+      this.scalar(scalar, 'x', path, c.name);
+      this.markup += `</${c.name}>`;
+    };
+    if (c.max === 'n') {
+      const n = ++this.vars;
+      this.settle();
+      this.lines.push(`const items${n} = itemsOf(${get});`);
+      if (c.min === 1) this.lines.push(`let written${n} = 0;`);
+      this.lines.push(`for (let i${n} = 0; i${n} < items${n}.length; i${n}++) {`, `x = items${n}[i${n}];`);
+      if (dropsEmpty) this.lines.push(`if (x === '') continue;`);
+      write();
+      this.endItem();
+      if (c.min === 1) this.lines.push(`written${n}++;`);
+      this.lines.push('}');
+      if (c.min === 1) this.lines.push(`if (written${n} === 0) ${missing}`);
+      return;
     }
-    if (written < c.min) throw new TypeError(`${path}/${c.name}: required element missing`);
+    this.lines.push(`x = ${get};`);
+    const absent = `x === undefined || x === null${dropsEmpty ? " || x === ''" : ''}`;
+    if (c.min === 1) {
+      this.lines.push(`if (${absent}) ${missing}`);
+      write();
+    } else {
+      this.settle();
+      this.lines.push(`if (!(${absent})) {`);
+      write();
+      this.closeBlock();
+    }
   }
-  out.s += '</' + qname + '>';
+
+  private complexChild(c: ChildSpec, spec: TypeSpec, path: string, v: string, ancestors: ReadonlySet<TypeSpec>): void {
+    const get = `${v}[${lit(c.key ?? c.name)}]`;
+    const missing = `throw missingElement(${lit(path)}, ${lit(c.name)});`;
+    const n = ++this.vars;
+    const item = `v${n}`;
+    const write = (): void => {
+      this.markup += `<${c.name}`;
+      this.content(spec, `${path}/${c.name}`, item, ancestors);
+      this.markup += `</${c.name}>`;
+    };
+    if (c.max === 'n') {
+      this.settle();
+      this.lines.push(`const items${n} = itemsOf(${get});`);
+      if (c.min === 1) this.lines.push(`if (!(items${n}.length > 0)) ${missing}`);
+      this.lines.push(`for (let i${n} = 0; i${n} < items${n}.length; i${n}++) {`, `const ${item} = items${n}[i${n}];`);
+      write();
+      this.endItem();
+      this.lines.push('}');
+      return;
+    }
+    this.lines.push(`const ${item} = ${get};`);
+    if (c.min === 1) {
+      this.lines.push(`if (${item} === undefined || ${item} === null) ${missing}`);
+      write();
+    } else {
+      this.settle();
+      this.lines.push(`if (${item} !== undefined && ${item} !== null) {`);
+      write();
+      this.closeBlock();
+    }
+  }
+
+  private endItem(): void {
+    this.lines.push(this.markup ? `s = endItem(out, s + ${lit(this.markup)});` : 's = endItem(out, s);');
+    this.markup = '';
+  }
+
+  private closeBlock(): void {
+    this.settle();
+    this.lines.push('}');
+  }
+
+  finish(): string {
+    this.settle();
+    return this.lines.join('\n');
+  }
+}
+
+const lit = (text: string): string => JSON.stringify(text);
+
+function compileWriter(spec: TypeSpec, version: ApiVersion, path: string): ContentWriter {
+  const source = new WriterSource(version);
+  source.content(spec, path, 'v0', new Set());
+  // Named after the type, for profiles.
+  const body = `return function write${spec.name.replace(/\W/g, '_')}(out, v0, s) {\nlet x;\n${source.finish()}\nreturn s;\n};`;
+  const factory = new Function('encodeScalar', 'endItem', 'itemsOf', 'missingElement', 'missingAttribute', body) as (...helpers: unknown[]) => ContentWriter;
+  return factory(encodeScalar, endItem, itemsOf, missingElement, missingAttribute);
+}
+
+/** Compiled writers by spec, then by version and root path (error messages name the path). */
+const writers = new WeakMap<TypeSpec, Map<string, ContentWriter>>();
+
+function writerFor(spec: TypeSpec, version: ApiVersion, path: string): ContentWriter {
+  let byPosition = writers.get(spec);
+  if (byPosition === undefined) writers.set(spec, (byPosition = new Map()));
+  const key = `${version} ${path}`;
+  let writer = byPosition.get(key);
+  if (writer === undefined) byPosition.set(key, (writer = compileWriter(spec, version, path)));
+  return writer;
 }
 
 /**
@@ -200,10 +337,12 @@ export function encodeDocument(spec: TypeSpec, rootName: string, namespace: stri
 
 /** `encodeDocument`'s document as consecutive parts of about 32 K characters (one when short). */
 export function encodeDocumentParts(spec: TypeSpec, rootName: string, namespace: string | undefined, value: object, version: ApiVersion): string[] {
-  const out: Out = { s: '<?xml version="1.0" encoding="UTF-8"?>', parts: [] };
   const qname = namespace ? `d1:${rootName}` : rootName;
-  writeElement(out, qname, spec, value as Model, version, rootName, namespace ? ` xmlns:d1="${escapeXml(namespace)}"` : '');
-  if (out.s !== '' || out.parts.length === 0) out.parts.push(out.s);
+  const out: Out = { pieces: [], chars: 0, parts: [] };
+  const head = `<?xml version="1.0" encoding="UTF-8"?><${qname}${namespace ? ` xmlns:d1="${escapeXml(namespace)}"` : ''}`;
+  const rest = writerFor(spec, version, rootName)(out, value as Model, head);
+  out.pieces.push(rest + '</' + qname + '>');
+  out.parts.push(out.pieces.join(''));
   return out.parts;
 }
 
