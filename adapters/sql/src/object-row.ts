@@ -54,14 +54,21 @@ export const SUMMARY_COLUMNS = 'r.pid, r.format_id, r.size, r.checksum_algorithm
  * from any driver (MySQL VARBINARY arrives as Buffers, PostgreSQL BIGINT as strings).
  */
 export function summaryOf(row: Record<string, unknown> | unknown[]): ObjectSummary {
-  const [pid, formatId, size, algorithm, value, modified] = Array.isArray(row)
-    ? row
-    : [row.pid, row.format_id, row.size, row.checksum_algorithm, row.checksum_value, row.date_modified];
+  // Indexed, not destructured: a page builds a thousand of these, and destructuring walks an iterator.
+  if (Array.isArray(row)) {
+    return {
+      identifier: text(row[0]),
+      formatId: text(row[1]),
+      size: Number(row[2]),
+      checksum: { algorithm: text(row[3]), value: text(row[4]) },
+      dateSysMetadataModified: new Date(Number(row[5])),
+    };
+  }
   return {
-    identifier: text(pid),
-    formatId: text(formatId),
-    size: Number(size),
-    checksum: { algorithm: text(algorithm), value: text(value) },
-    dateSysMetadataModified: new Date(Number(modified)),
+    identifier: text(row.pid),
+    formatId: text(row.format_id),
+    size: Number(row.size),
+    checksum: { algorithm: text(row.checksum_algorithm), value: text(row.checksum_value) },
+    dateSysMetadataModified: new Date(Number(row.date_modified)),
   };
 }

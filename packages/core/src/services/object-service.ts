@@ -206,21 +206,17 @@ export class ObjectService {
       start: q.start,
       count: Math.min(q.count, maxPage),
     };
+    // Summaries are already ObjectInfo entries; full records are cut down to one.
     const page = this.metadata.listSummaries
       ? await this.metadata.listSummaries(query)
-      : await this.metadata.list(query).then(({ total, items }) => ({ total, items: items.map((r) => r.sysmeta) }));
-    return {
-      start: q.start,
-      count: page.items.length,
-      total: page.total,
-      objectInfo: page.items.map((s) => ({
+      : await this.metadata.list(query).then(({ total, items }) => ({ total, items: items.map(({ sysmeta: s }) => ({
         identifier: s.identifier,
         formatId: s.formatId,
         checksum: s.checksum,
         dateSysMetadataModified: s.dateSysMetadataModified,
         size: s.size,
-      })),
-    };
+      })) }));
+    return { start: q.start, count: page.items.length, total: page.total, objectInfo: page.items };
   }
 
   /** isAuthorized: true when allowed; NotAuthorized (401) otherwise, never 403. */
