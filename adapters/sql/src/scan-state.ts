@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DatasetMapRow, ScanStateRow, ScanStateStore } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
-import { inList, num, text, textOrNull } from './dialect.js';
+import { dialectSql, inList, num, text, textOrNull } from './dialect.js';
+import { changesOf, DialectText, q, rowsOf, Rows } from './executor.js';
 import type { SqlStore } from './sql-store.js';
 
 /** The id of a wrapped root in the tables (its name can be longer than an index allows). */
@@ -21,6 +22,14 @@ function toRow(r: EntryRow): ScanStateRow {
     checksum: text(r.checksum), format: textOrNull(r.format), scan: num(r.scan),
   };
 }
+
+/** A scanned entry recorded again: its values replaced, its scan number never moved back. */
+const UPSERT_ENTRY = new DialectText((name) => {
+  const d = dialectSql(name);
+  const set: Record<string, string> = Object.fromEntries(['pid', 'size', 'version', 'algorithm', 'checksum', 'format'].map((c) => [c, d.excluded(c)]));
+  set.scan = d.greatest('mk_scan_entries.scan', d.excluded('scan'));
+  return d.upsert(['root_id', 'entry_key'], set);
+});
 
 /** Statements per write transaction (bounded: SQLite's and PostgreSQL's parameter limits). */
 const CHUNK = 200;
@@ -68,13 +77,16 @@ export class SqlScanState implements ScanStateStore {
     });
   }
 
+  // getMany, put and touch run for every page of a scan: routines of `q` statements (compiled
+  // once per shape, prepared once on SQLite), not kysely queries built per call.
   async getMany(root: string, keys: readonly string[]): Promise<Map<string, ScanStateRow>> {
     const found = new Map<string, ScanStateRow>();
     if (keys.length === 0) return found;
     const id = rootId(root);
-    await this.store.read('scan state', async (trx) => {
+    await this.store.reading('scan state', function* () {
       for (const part of chunks(keys)) {
-        const { rows } = await sql<EntryRow>`SELECT ${ENTRY_COLUMNS} FROM mk_scan_entries WHERE root_id = ${id} AND ${inList(sql`entry_key`, part)}`.execute(trx);
+        const rows = yield* rowsOf<EntryRow>(q`SELECT entry_key, pid, size, version, algorithm, checksum, format, scan
+          FROM mk_scan_entries WHERE root_id = ${id} AND entry_key IN ${new Rows([part])}`);
         for (const r of rows) {
           const row = toRow(r);
           found.set(row.key, row);
@@ -86,16 +98,12 @@ export class SqlScanState implements ScanStateStore {
 
   async put(root: string, rows: readonly ScanStateRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const d = this.store.dialect;
     const id = rootId(root);
-    const set: Record<string, string> = Object.fromEntries(['pid', 'size', 'version', 'algorithm', 'checksum', 'format'].map((c) => [c, d.excluded(c)]));
-    set.scan = d.greatest('mk_scan_entries.scan', d.excluded('scan'));
-    const onConflict = sql.raw(d.upsert(['root_id', 'entry_key'], set));
-    await this.store.write('record scan state', async (trx) => {
+    await this.store.writing('record scan state', function* () {
       for (const part of chunks(rows)) {
-        const values = part.map((r) => sql`(${id}, ${r.key}, ${r.pid}, ${r.size}, ${r.version}, ${r.algorithm}, ${r.checksum}, ${r.format}, ${r.scan})`);
-        await sql`INSERT INTO mk_scan_entries (root_id, entry_key, pid, size, version, algorithm, checksum, format, scan)
-          VALUES ${sql.join(values)} ${onConflict}`.execute(trx);
+        const values = part.map((r) => [id, r.key, r.pid, r.size, r.version, r.algorithm, r.checksum, r.format, r.scan]);
+        yield* changesOf(q`INSERT INTO mk_scan_entries (root_id, entry_key, pid, size, version, algorithm, checksum, format, scan)
+          VALUES ${new Rows(values)} ${UPSERT_ENTRY}`);
       }
     });
   }
@@ -103,9 +111,9 @@ export class SqlScanState implements ScanStateStore {
   async touch(root: string, keys: readonly string[], scan: number): Promise<void> {
     if (keys.length === 0) return;
     const id = rootId(root);
-    await this.store.write('record scan state', async (trx) => {
+    await this.store.writing('record scan state', function* () {
       for (const part of chunks(keys)) {
-        await sql`UPDATE mk_scan_entries SET scan = ${scan} WHERE root_id = ${id} AND scan < ${scan} AND ${inList(sql`entry_key`, part)}`.execute(trx);
+        yield* changesOf(q`UPDATE mk_scan_entries SET scan = ${scan} WHERE root_id = ${id} AND scan < ${scan} AND entry_key IN ${new Rows([part])}`);
       }
     });
   }
