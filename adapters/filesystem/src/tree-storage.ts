@@ -162,7 +162,7 @@ export class TreeStorageAdapter implements StorageAdapter {
       const path = this.plainPath(key, await this.rootReal());
       if (path === undefined) return undefined;
       const r = await this.files().digest(path, NODE_HASH_NAMES[algorithm], headBytes);
-      if ('error' in r) throw fsError(Object.assign(new Error(r.error.message), { code: r.error.code }), 'read');
+      if ('error' in r) throw workerFailure(r.error, 'read');
       return 'absent' in r ? undefined : { ...r, version: String(r.mtimeMs) };
     }
     const handle = await this.openFile(key);
@@ -233,7 +233,7 @@ export class TreeStorageAdapter implements StorageAdapter {
         const st = stats[i]!;
         const rel = rels[i]!;
         if ('absent' in st) continue;
-        if ('error' in st) throw fsError(Object.assign(new Error(st.error.message), { code: st.error.code }), 'list');
+        if ('error' in st) throw workerFailure(st.error, 'list');
         if (st.type === 'symlink') onSkip?.(rel, 'symbolic link (never followed)');
         else if (st.type === 'directory') dirs.push(rel);
         else if (st.type !== 'file') onSkip?.(rel, 'not a regular file');
@@ -323,6 +323,11 @@ export class TreeStorageAdapter implements StorageAdapter {
     if (this.realRoot === undefined) await this.open();
     return this.realRoot!;
   }
+}
+
+/** A system call's failure reported by the file workers, as the adapter's error for `op`. */
+function workerFailure(error: { code?: string; message: string }, op: string): AdapterError {
+  return fsError(Object.assign(new Error(error.message), { code: error.code }), op);
 }
 
 function toEntry(key: string, st: { size: number; mtimeMs: number; birthtimeMs: number }): TreeEntry {

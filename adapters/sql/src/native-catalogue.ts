@@ -85,7 +85,7 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     await this.store.reading('get objects', function* () {
       // Parameter lists stay below every dialect's limit.
       for (let i = 0; i < pids.length; i += 500) {
-        const rows = yield* rowsOf<RecordRow & { pid: unknown }>(sql`SELECT pid, sysmeta, storage_key, is_replica FROM mk_objects WHERE ${inList(sql`pid`, pids.slice(i, i + 500))}`);
+        const rows = yield* rowsOf<RecordRow & { pid: unknown }>(q`SELECT pid, sysmeta, storage_key, is_replica FROM mk_objects WHERE pid IN ${new Rows([pids.slice(i, i + 500)])}`);
         for (const row of rows) found.set(text(row.pid), toRecord(row));
       }
     });
