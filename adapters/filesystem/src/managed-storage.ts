@@ -17,6 +17,7 @@ import {
   type StorageStat,
   type TempWrite,
 } from '@memberkit/types';
+import { FileWorkers } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
 
 export interface FilesystemStorageOptions {
@@ -40,6 +41,14 @@ const HOUR = 60 * 60 * 1000;
 const READ_CHUNK = 1024 * 1024;
 /** Bytes an upload may buffer ahead of the disk while a write is in flight. */
 const WRITE_BUFFER = 256 * 1024;
+/**
+ * Uploads up to this size stay in memory until commit, which writes, fsyncs and renames them
+ * into place in one call to a file worker: one message instead of about nine thread-pool
+ * round trips (open, write, fsync, close, lstat, rename, and open, fsync, close of the shard).
+ */
+const SMALL_WRITE = 128 * 1024;
+/** Bytes the small writes of one store may hold in memory together; past it, uploads spool to disk. */
+const SMALL_WRITES_BUDGET = 32 * 1024 * 1024;
 
 /**
  * Managed (writable) storage in a local directory.
@@ -50,7 +59,8 @@ const WRITE_BUFFER = 256 * 1024;
  * directory, and a new directory (two more fsyncs) is rare after the first few thousand
  * writes (keys of older layouts stay readable). The core's bytes spool to a file in `tmp/`,
  * fsynced through the same handle when the upload ends; a commit renames the file into place
- * and fsyncs the directory.
+ * and fsyncs the directory. A small upload (SMALL_WRITE) is held in memory instead and its
+ * commit does all of that on a file worker at once.
  *
  * Keys MUST be relative POSIX paths under `objects/`; anything else (`..`, absolute paths,
  * backslashes, NUL, symlinks resolving outside the root) is refused with kind 'invalid'.
@@ -67,6 +77,10 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   private readonly shards = new Set<string>();
   /** This instance's own folder under `tmp/` (see TempOwner), set by `open`. */
   private tempDir: string | undefined;
+  /** Where small writes are put in place (started on first use). */
+  private workers: FileWorkers | undefined;
+  /** Bytes small writes hold in memory now (at most SMALL_WRITES_BUDGET). */
+  private readonly held = { bytes: 0 };
 
   constructor(options: FilesystemStorageOptions) {
     this.root = resolve(options.root);
@@ -88,6 +102,8 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   }
 
   async close(): Promise<void> {
+    await this.workers?.close();
+    this.workers = undefined;
     // Nothing else is held open between calls; the own temp folder goes when it is empty.
     const dir = this.tempDir;
     if (dir && this.activeTemps.size === 0) {
@@ -206,17 +222,12 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     throwIfAborted(options.signal);
     const tmpPath = join(this.tempDir ?? join(this.root, TMP), options.id + TEMP_SUFFIX);
     this.activeTemps.add(tmpPath);
-    try {
-      const sink = new TempFileWriter(await this.openTemp_(tmpPath), this.fsync);
-      return {
-        sink,
-        commit: (name, o) => this.commitTemp(tmpPath, name, options.id, o?.signal),
-        abort: () => this.discardTemp(tmpPath, sink),
-      };
-    } catch (e) {
-      this.activeTemps.delete(tmpPath);
-      throw fsError(e, 'write');
-    }
+    const sink = new TempFileWriter(() => this.openTemp_(tmpPath), this.fsync, this.held);
+    return {
+      sink,
+      commit: (name, o) => this.commitTemp(tmpPath, sink, name, options.id, o?.signal),
+      abort: () => this.discardTemp(tmpPath, sink),
+    };
   }
 
   /** A new temp file; the own temp folder is recreated if something removed it. */
@@ -288,14 +299,16 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     }
   }
 
-  /** Renames a finished temp file into the object tree. */
-  private async commitTemp(tmpPath: string, name: string, id: string, signal: AbortSignal | undefined): Promise<StorageKey> {
+  /** Renames a finished temp file into the object tree (a small write: writes it there first). */
+  private async commitTemp(tmpPath: string, sink: TempFileWriter, name: string, id: string, signal: AbortSignal | undefined): Promise<StorageKey> {
     throwIfAborted(signal);
     const hash = createHash('sha256').update(name, 'utf8').digest('hex');
     const shard = [OBJECTS, hash.slice(0, 3)];
     const key = `${shard.join('/')}/${hash}-${id}`;
     const dirPath = join(this.root, ...shard);
     const target = join(this.root, ...key.split('/'));
+    const bytes = sink.inMemory();
+    if (bytes !== undefined) return this.placeSmall(tmpPath, sink, bytes, shard, dirPath, target, key);
     try {
       // A shard made once stays: one thread-pool call less per write.
       const known = this.shards.has(dirPath);
@@ -325,8 +338,26 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     }
   }
 
+  /** commitTemp of a write held in memory: the whole write on a file worker. */
+  private async placeSmall(tmpPath: string, sink: TempFileWriter, bytes: Buffer, shard: string[], dirPath: string, target: string, key: StorageKey): Promise<StorageKey> {
+    const known = this.shards.has(dirPath);
+    const parents: string[] = [];
+    for (let i = shard.length - 1; i >= 1; i--) parents.push(join(this.root, ...shard.slice(0, i)));
+    const result = await (this.workers ??= FileWorkers.forWrites()).place({ temp: tmpPath, bytes, dir: dirPath, target, makeDir: !known, fsync: this.fsync, parents });
+    if ('error' in result) {
+      // whatever the worker left of the temp file goes with the write's abort
+      throw fsError(Object.assign(new Error(result.error.message), { code: result.error.code }), 'commit');
+    }
+    if ('exists' in result) throw new AdapterError('already-exists', 'storage key collision');
+    this.shards.add(dirPath);
+    this.activeTemps.delete(tmpPath);
+    sink.release();
+    return key;
+  }
+
   private async discardTemp(tmpPath: string, sink: TempFileWriter): Promise<void> {
     sink.destroy();
+    sink.release();
     await sink.closeFile();
     this.activeTemps.delete(tmpPath);
     await rm(tmpPath, { force: true });
@@ -360,16 +391,24 @@ export class FilesystemStorageAdapter implements StorageAdapter {
 }
 
 /**
- * Writes the core's bytes to an open temp file. Buffered chunks are written together
- * (writev) while the core hashes the next ones; the file is fsynced through the same handle
- * when the upload ends (the commit's durability, without reopening the file).
+ * Writes the core's bytes to the temp file. A small upload stays in memory (SMALL_WRITE, within
+ * the store's budget) and is written by the commit; a larger one opens the file when it
+ * outgrows that. Buffered chunks are written together (writev) while the core hashes the
+ * next ones; the file is fsynced through the same handle when the upload ends (the commit's
+ * durability, without reopening the file).
  */
 class TempFileWriter extends Writable {
+  private handle: FileHandle | undefined;
+  private opening: Promise<FileHandle> | undefined;
   private closing: Promise<void> | undefined;
+  /** The chunks held in memory, until the file is opened (then undefined). */
+  private chunks: Buffer[] | undefined = [];
+  private heldBytes = 0;
 
   constructor(
-    private readonly handle: FileHandle,
+    private readonly openFile: () => Promise<FileHandle>,
     private readonly sync: boolean,
+    private readonly budget: { bytes: number },
   ) {
     super({ highWaterMark: WRITE_BUFFER });
   }
@@ -385,23 +424,61 @@ class TempFileWriter extends Writable {
   private writeBatch(buffers: Buffer[], callback: (error?: Error | null) => void): void {
     let bytes = 0;
     for (const b of buffers) bytes += b.byteLength;
-    writeFully(this.handle, buffers, bytes).then(() => callback(), (e: unknown) => callback(fsError(e, 'write')));
+    if (this.chunks !== undefined) {
+      if (this.heldBytes + bytes <= SMALL_WRITE && this.budget.bytes + bytes <= SMALL_WRITES_BUDGET) {
+        this.chunks.push(...buffers);
+        this.heldBytes += bytes;
+        this.budget.bytes += bytes;
+        return callback();
+      }
+      // Too large to hold: to disk from here on, the held chunks first.
+      buffers = [...this.chunks, ...buffers];
+      bytes += this.heldBytes;
+      this.release();
+    }
+    const handle = this.handle;
+    (handle ? writeFully(handle, buffers, bytes) : this.open().then((h) => writeFully(h, buffers, bytes))).then(
+      () => callback(),
+      (e: unknown) => callback(fsError(e, 'write')),
+    );
+  }
+
+  private open(): Promise<FileHandle> {
+    return (this.opening ??= this.openFile().then((h) => (this.handle = h)));
   }
 
   override _final(callback: (error?: Error | null) => void): void {
+    // Held in memory: the commit writes and fsyncs it.
+    if (this.opening === undefined) return callback();
+    if (this.handle === undefined) return callback(new Error('the temp file did not open'));
     (this.sync ? this.handle.sync() : Promise.resolve()).then(() => this.closeFile()).then(() => callback(), (e: unknown) => callback(fsError(e, 'write')));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // The held chunks stay for the commit (a finished stream is destroyed too); abort releases them.
     this.closeFile().then(
       () => callback(error),
       () => callback(error),
     );
   }
 
-  /** Closes the file handle (once). */
+  /** The whole upload when it is held in memory (finished, never written to the file). */
+  inMemory(): Buffer | undefined {
+    if (this.chunks === undefined || this.opening !== undefined) return undefined;
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.heldBytes);
+  }
+
+  /** Gives the held chunks' bytes back to the store's budget (committed, discarded or spilled to the file). */
+  release(): void {
+    this.budget.bytes -= this.heldBytes;
+    this.heldBytes = 0;
+    this.chunks = undefined;
+  }
+
+  /** Closes the file handle (once), if one was opened (waiting for an open in progress). */
   closeFile(): Promise<void> {
-    this.closing ??= this.handle.close();
+    if (this.opening === undefined) return Promise.resolve();
+    this.closing ??= this.opening.then((h) => h.close(), () => undefined);
     return this.closing;
   }
 }

@@ -15,7 +15,7 @@ import {
   type StorageReadResult,
   type StorageStat,
 } from '@memberkit/types';
-import { DigestPool } from './digest-pool.js';
+import { FileWorkers } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
 
 /** Files up to this size are read in one call when hashed. */
@@ -67,7 +67,7 @@ export class TreeStorageAdapter implements StorageAdapter {
   readonly root: string;
   private readonly includeHidden: boolean;
   private realRoot: string | undefined;
-  private pool: DigestPool | undefined;
+  private pool: FileWorkers | undefined;
 
   constructor(options: TreeStorageOptions) {
     if (options.followSymlinks !== undefined && options.followSymlinks !== false) {
@@ -95,8 +95,8 @@ export class TreeStorageAdapter implements StorageAdapter {
   }
 
   /** The worker threads that hash and stat files (started on first use, ended by close). */
-  private files(): DigestPool {
-    return (this.pool ??= new DigestPool());
+  private files(): FileWorkers {
+    return (this.pool ??= FileWorkers.forScans());
   }
 
   async stat(key: StorageKey, options?: { signal?: AbortSignal }): Promise<StorageStat | undefined> {

@@ -220,7 +220,7 @@ describe('FilesystemStorageAdapter (managed mode)', () => {
     await writeFile(fresh, 'y');
     const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
     await utimes(old, twoHoursAgo, twoHoursAgo);
-    const pending = await upload(chunks('z'));
+    const pending = await upload(chunks(Buffer.alloc(200_000, 0x7a))); // spooled to a temp file
     expect(await store.sweepTemp(3600_000)).toBe(1);
     expect((await filesUnder(join(dir, 'tmp'))).sort()).toHaveLength(2);
     expect(await store.sweepTemp(-1000)).toBe(1); // everything but the write in progress
@@ -230,6 +230,37 @@ describe('FilesystemStorageAdapter (managed mode)', () => {
     await utimes(old, twoHoursAgo, twoHoursAgo);
     const again = createFilesystemStorage({ root: dir });
     await again.open();
+    expect(await filesUnder(join(dir, 'tmp'))).toEqual([]);
+  });
+
+  it('holds a small write in memory until commit, which writes it in place durably; abort leaves nothing', async () => {
+    const small = await upload(chunks('a', Buffer.alloc(100_000, 0x62)));
+    expect(await filesUnder(join(dir, 'tmp'))).toEqual([]);
+    const key = await small.commit('small');
+    expect(await filesUnder(join(dir, 'tmp'))).toEqual([]);
+    expect(await text((await store.read(key))!.stream)).toBe('a' + 'b'.repeat(100_000));
+    expect(await small.commit('small')).toBe(key);
+    const dropped = await upload(chunks('never kept'));
+    await dropped.abort();
+    expect(await filesUnder(join(dir, 'tmp'))).toEqual([]);
+    expect(await filesUnder(join(dir, 'objects'))).toHaveLength(1);
+  });
+
+  it('spools small writes to disk once those held in memory reach the budget (32 MiB)', async () => {
+    const piece = Buffer.alloc(128 * 1024, 0x63);
+    const held = [];
+    for (let i = 0; i < 256; i++) held.push(await upload(chunks(piece)));
+    expect(await filesUnder(join(dir, 'tmp'))).toEqual([]);
+    const spilled = await upload(chunks(piece));
+    expect(await filesUnder(join(dir, 'tmp'))).toHaveLength(1);
+    // Released by commit and abort: the next small write is held again.
+    await held[0]!.commit('first');
+    await Promise.all(held.slice(1).map((p) => p.abort()));
+    const next = await upload(chunks(piece));
+    expect(await filesUnder(join(dir, 'tmp'))).toHaveLength(1);
+    const key = await spilled.commit('spilled');
+    expect((await store.stat(key))?.size).toBe(piece.length);
+    await next.abort();
     expect(await filesUnder(join(dir, 'tmp'))).toEqual([]);
   });
 

@@ -42,7 +42,8 @@ describe('per-process temp folders', () => {
   it('writes go to a folder named after this process, removed by close() once empty', async () => {
     const store = createFilesystemStorage({ root: dir });
     await store.open();
-    const pending = await receiveUpload(store, (async function* () { yield Buffer.from('x'); })());
+    // Larger than a small write (held in memory until commit): spooled to a temp file.
+    const pending = await receiveUpload(store, (async function* () { yield Buffer.alloc(200_000, 0x78); })());
     const [only] = await filesUnder(join(dir, 'tmp'));
     expect(only).toMatch(new RegExp(`^${host.replace(/\./g, '\\.')}~${ns}~${process.pid}~[0-9a-f]{8}/[0-9a-f]{32}\\.part$`));
     await pending.abort();

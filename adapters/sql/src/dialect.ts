@@ -3,6 +3,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type RawBuil
 import { createPool, type PoolOptions } from 'mysql2';
 import pg from 'pg';
 import { SqliteSync, StatementCache } from './executor.js';
+import { isDatabaseFile, WalCheckpointer } from './wal-checkpointer.js';
 
 /** The SQL engines memberkit speaks. */
 export type SqlDialectName = 'postgres' | 'mysql' | 'sqlite';
@@ -129,7 +130,10 @@ export interface SqlHandle {
   destroy(): Promise<void>;
 }
 
-/** Opens a pool (no query is run). For SQLite sets WAL, busy_timeout and synchronous=NORMAL. */
+/**
+ * Opens a pool (no query is run). For SQLite sets WAL, busy_timeout and synchronous=NORMAL,
+ * and checkpoints the WAL from a worker thread (WalCheckpointer).
+ */
 export function openKysely(options: SqlConnectionOptions): SqlHandle {
   const dialect = dialectSql(options.dialect);
   const c = options.connection;
@@ -155,13 +159,22 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
           // pool in the same process could never let the first one finish. Writers wait for
           // the lock asynchronously instead (beginImmediate).
           database.pragma('busy_timeout = 0');
-          database.pragma('journal_mode = WAL');
+          // Another connection closing as the last one (a checkpoint thread or process
+          // ending) holds the file a moment: wait for it, without blocking the loop.
+          await waitForWriteLock(async () => database.pragma('journal_mode = WAL'), timeout);
           database.pragma('synchronous = NORMAL');
+          const checkpointer = isDatabaseFile(spec.file) ? new WalCheckpointer(spec.file, database) : undefined;
           // Each SQL text is prepared once (the store's queries are a few fixed texts, and
           // preparing costs more than running them), for kysely and the synchronous executor.
           const statements = new StatementCache(database);
           sync = new SqliteSync(statements, db);
-          return { prepare: (text: string) => statements.prepare(text), close: () => database.close() };
+          return {
+            prepare: (text: string) => statements.prepare(text),
+            close: () => {
+              checkpointer?.stop();
+              database.close();
+            },
+          };
         },
       }),
     });

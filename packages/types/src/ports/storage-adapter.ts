@@ -97,8 +97,9 @@ export interface PendingWrite {
 export interface TempWrite {
   /**
    * Where the core writes the bytes, in order, honouring backpressure. The core ends it once
-   * every byte arrived: the sink MUST have made them durable in the temporary area (fsync or
-   * the backend's equivalent) before it emits 'finish'. On failure the core destroys it and
+   * every byte arrived: before it emits 'finish' the sink MUST hold every byte, either
+   * durable in the temporary area (fsync or the backend's equivalent) or, for a small
+   * write, in memory for `commit` to write durably. On failure the core destroys it and
    * then calls `abort`. Errors of the backend surface as AdapterErrors from the sink.
    */
   readonly sink: Writable;

@@ -13,6 +13,25 @@ export type LstatResult =
   | { absent: true }
   | { error: { code?: string; message: string } };
 
+/** A small write put in place: `exists` when the target was already there (nothing renamed). */
+export type PlaceResult = { placed: true } | { exists: true } | { error: { code?: string; message: string } };
+
+/**
+ * A small write of managed storage, done in one call: write `bytes` to the new file `temp`
+ * (its folder made if missing), fsync and close it, make `dir` when `makeDir`, rename the file
+ * to `target` unless something is there, fsync `dir` and, when it was made, each of
+ * `parents` (deepest first).
+ */
+export interface PlaceJob {
+  temp: string;
+  bytes: Uint8Array;
+  dir: string;
+  target: string;
+  makeDir: boolean;
+  fsync: boolean;
+  parents: readonly string[];
+}
+
 // The worker, in plain JavaScript (no loader needed in the thread). Synchronous system calls
 // are the point: on the main thread each promise-based call of a small file (realpath, open,
 // fstat, read, fstat, close) costs more than the hashing, and a scan of 100,000 small files
@@ -60,16 +79,47 @@ function lstat(path) {
   const type = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : st.isSymbolicLink() ? 'symlink' : 'other';
   return { type, size: st.size, mtimeMs: st.mtimeMs, birthtimeMs: st.birthtimeMs };
 }
+function syncDir(path) {
+  const fd = fs.openSync(path, 'r');
+  try { fs.fsyncSync(fd); } catch (e) { if (!['EINVAL', 'EISDIR', 'EPERM', 'EBADF'].includes(e && e.code)) throw e; } finally { fs.closeSync(fd); }
+}
+function place(job) {
+  let fd;
+  try { fd = fs.openSync(job.temp, 'wx', 0o644); } catch (e) {
+    if (!e || e.code !== 'ENOENT') throw e;
+    fs.mkdirSync(require('node:path').dirname(job.temp), { recursive: true });
+    fd = fs.openSync(job.temp, 'wx', 0o644);
+  }
+  try {
+    for (let done = 0; done < job.bytes.byteLength; ) done += fs.writeSync(fd, job.bytes, done);
+    if (job.fsync) fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  let made = job.makeDir ? fs.mkdirSync(job.dir, { recursive: true }) : undefined;
+  let there = true;
+  try { fs.lstatSync(job.target); } catch (e) { if (e && e.code === 'ENOENT') there = false; else throw e; }
+  if (there) { fs.rmSync(job.temp, { force: true }); return { exists: true }; }
+  try { fs.renameSync(job.temp, job.target); } catch (e) {
+    // a shard folder removed behind the process's back: made again, once
+    if (!e || e.code !== 'ENOENT' || job.makeDir) throw e;
+    made = fs.mkdirSync(job.dir, { recursive: true });
+    fs.renameSync(job.temp, job.target);
+  }
+  if (job.fsync) {
+    syncDir(job.dir);
+    if (made !== undefined) for (const parent of job.parents) syncDir(parent);
+  }
+  return { placed: true };
+}
 parentPort.on('message', ({ id, jobs }) => {
   const results = jobs.map(([op, path, hashName, headBytes]) => {
-    try { return op === 'lstat' ? lstat(path) : digest(path, hashName, headBytes); } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
+    try { return op === 'lstat' ? lstat(path) : op === 'place' ? place(path) : digest(path, hashName, headBytes); } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
   });
   parentPort.postMessage({ id, results });
 });
 `;
 
-/** Files per message at most (see #flush). */
-const MESSAGE_FILES = 16;
 
 interface Slot {
   worker: Worker;
@@ -78,30 +128,55 @@ interface Slot {
 }
 
 interface Waiting {
-  op: 'digest' | 'lstat';
-  path: string;
+  op: 'digest' | 'lstat' | 'place';
+  path: string | PlaceJob;
   hashName: string;
   headBytes: number;
   resolve: (r: never) => void;
   reject: (e: unknown) => void;
 }
 
+export interface FileWorkersOptions {
+  /** Worker threads. */
+  threads: number;
+  /** Jobs per message at most (see #flush). */
+  perMessage: number;
+}
+
 /**
- * Hashes and lstats files on a few worker threads with synchronous I/O. Requests made in the
- * same turn of the event loop travel as one message per worker, so a scanner with many files in
- * flight pays one round trip per batch, not per file. Workers start on first use and hold the
- * process open only while they have work.
+ * File work on a few worker threads with synchronous I/O: hashing and lstat for wrap scans,
+ * small writes of managed storage. On the main thread each promise-based file call costs a
+ * thread-pool round trip (tens of microseconds on a virtual machine); here a job of several
+ * system calls costs one message. Requests made in the same turn of the event loop travel
+ * as one message per worker (up to `perMessage` jobs), so a scanner with many files in
+ * flight pays one round trip per batch, not per file. Workers start on first use and hold
+ * the process open only while they have work.
  */
-export class DigestPool {
+export class FileWorkers {
   readonly #size: number;
+  readonly #perMessage: number;
   #workers: Slot[] = [];
   #batch: Waiting[] = [];
   #scheduled = false;
   #nextId = 0;
   readonly #inflight = new Map<number, { slot: Slot; jobs: Waiting[] }>();
 
-  constructor(size = Math.max(1, Math.min(2, availableParallelism() - 1))) {
-    this.#size = size;
+  constructor(options: FileWorkersOptions) {
+    this.#size = options.threads;
+    this.#perMessage = options.perMessage;
+  }
+
+  /** For wrap scans: hashing threads beside the main thread, many files per message. */
+  static forScans(): FileWorkers {
+    return new FileWorkers({ threads: Math.max(1, Math.min(2, availableParallelism() - 1)), perMessage: 16 });
+  }
+
+  /**
+   * For small writes: one write per message (each waits on its fsyncs; the file system
+   * merges those of concurrent writes, so they run on several threads as libuv's would).
+   */
+  static forWrites(): FileWorkers {
+    return new FileWorkers({ threads: 4, perMessage: 1 });
   }
 
   /** The file's digest; with `headBytes`, also its first bytes (read anyway: no second open for format identification). */
@@ -114,7 +189,12 @@ export class DigestPool {
     return Promise.all(paths.map((path) => this.#ask<LstatResult>('lstat', path, '', 0)));
   }
 
-  #ask<R>(op: Waiting['op'], path: string, hashName: string, headBytes: number): Promise<R> {
+  /** A small write put in place (PlaceJob). */
+  place(job: PlaceJob): Promise<PlaceResult> {
+    return this.#ask('place', job, '', 0);
+  }
+
+  #ask<R>(op: Waiting['op'], path: Waiting['path'], hashName: string, headBytes: number): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#batch.push({ op, path, hashName, headBytes, resolve: resolve as (r: never) => void, reject });
       if (!this.#scheduled) {
@@ -137,9 +217,9 @@ export class DigestPool {
     if (batch.length === 0) return;
     while (this.#workers.length < this.#size) this.#workers.push(this.#start());
     // Least busy worker first, in slices so that both threads share one large batch, and of at
-    // most MESSAGE_FILES: results come back while the worker reads on, so the main thread
+    // most #perMessage: results come back while the worker reads on, so the main thread
     // handles one slice (and sends the next files) while the worker hashes the following ones.
-    const slice = Math.min(MESSAGE_FILES, Math.ceil(batch.length / this.#workers.length));
+    const slice = Math.min(this.#perMessage, Math.ceil(batch.length / this.#workers.length));
     for (let i = 0; i < batch.length; i += slice) {
       const target = this.#workers.reduce((a, b) => (b.busy < a.busy ? b : a));
       const jobs = batch.slice(i, i + slice);
