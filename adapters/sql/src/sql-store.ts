@@ -191,7 +191,7 @@ export class SqlStore {
    * routine rolls back only itself; each result is given once the shared COMMIT succeeded.
    * The routines run synchronously; only the wait for another process's write lock is
    * asynchronous. On PostgreSQL and MySQL the writes that arrive while a group commits form
-   * the next group, in one transaction with a savepoint each (see `#drain`).
+   * the next group, in one transaction (see `#drain`, `#commitRemoteGroup`).
    */
   async writing<T>(what: string, routine: (group: WriteGroup) => Routine<T>): Promise<T> {
     if (this.dialect.name !== 'sqlite') {
@@ -217,7 +217,7 @@ export class SqlStore {
 
   /**
    * PostgreSQL and MySQL: the writes queued while the previous group committed run as the
-   * next group, in one transaction with a savepoint each. Every catalogue change locks the one
+   * next group, in one transaction. Every catalogue change locks the one
    * clock row first (clock.ts), so concurrent writes wait on each other anyway; a group pays
    * that lock, BEGIN and COMMIT (and its fsync) once instead of once per write.
    */
@@ -241,38 +241,24 @@ export class SqlStore {
       }
     };
     if (group.length === 1) return alone(group[0]!);
-    let outcomes: Outcome[];
+    // Optimistic: no savepoint per write (two round trips each, a fifth of a small create's).
+    // A write that fails is rare (its checks ran before it was queued); then the whole
+    // transaction rolls back and every write of the group runs again in one of its own, so
+    // only the failing one fails (also after a deadlock, which ends MySQL's transaction).
+    let values: unknown[];
     try {
-      outcomes = await this.#transaction('write', async (trx) => {
+      values = await this.#transaction('write', async (trx) => {
         const shared = new WriteGroup(this);
-        const done: Outcome[] = [];
-        for (const item of group) {
-          const before = shared.snapshot();
-          await sql`SAVEPOINT grouped`.execute(trx);
-          try {
-            const value = await runAsync(trx, this.dialect, item.routine(shared));
-            await sql`RELEASE SAVEPOINT grouped`.execute(trx);
-            done.push({ value });
-          } catch (error) {
-            // a deadlock ends MySQL's whole transaction: the group is retried write by write
-            if (!AdapterError.is(error) && isRetryable(error)) throw error;
-            await sql`ROLLBACK TO SAVEPOINT grouped`.execute(trx);
-            await sql`RELEASE SAVEPOINT grouped`.execute(trx);
-            shared.restore(before);
-            done.push({ error });
-          }
-        }
+        const done: unknown[] = [];
+        for (const item of group) done.push(await runAsync(trx, this.dialect, item.routine(shared)));
         await runAsync(trx, this.dialect, shared.finish());
         return done;
       });
-    } catch (e) {
-      if (!AdapterError.is(e) && isRetryable(e)) {
-        await Promise.all(group.map(alone));
-        return;
-      }
-      outcomes = group.map(() => ({ error: e }));
+    } catch {
+      await Promise.all(group.map(alone));
+      return;
     }
-    settle(group, outcomes);
+    settle(group, values.map((value) => ({ value })));
   }
 
   /** One grouped write in a transaction of its own (a group that hit a deadlock retries so). */

@@ -121,7 +121,9 @@ describe('PostgreSQL round trips per request', () => {
     for (const r of answers) expect(r.status, await r.text()).toBe(200);
     const perCreate = (proxy.roundTrips() - before) / 32;
     console.log('round trips per create, 32 at once', perCreate);
-    expect(perCreate).toBeLessThanOrEqual(16);
+    // 13.3 with a savepoint per write (SAVEPOINT and RELEASE: two round trips each), 9.3
+    // without (a failing write reruns its group one write at a time instead).
+    expect(perCreate).toBeLessThanOrEqual(12);
   });
 
   /** Round trips of `n` sequential calls of `request`, after one warm-up call. */
