@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import {
   AdapterError,
   type ChecksumAlgorithmName,
@@ -36,13 +35,61 @@ export async function receiveUpload(storage: StorageAdapter, source: AsyncIterab
   const temp = await storage.openTemp({ id, ...(signal ? { signal } : {}) });
   const digest = new HashingSink(temp.sink, maxBytes, new UploadDigests(options.digestWorkers ?? sharedDigestWorkers()));
   try {
-    await pipeline(source, digest, signal ? { signal } : {});
+    await pump(source, digest, signal);
   } catch (err) {
     if (!temp.sink.destroyed) temp.sink.destroy();
     await temp.abort().catch(() => undefined);
     throw err;
   }
   return new ReceivedUpload(temp, id, digest.size, digest.digests());
+}
+
+/**
+ * Writes every chunk of `source` into `sink` honouring its backpressure, ends it and resolves
+ * once it finished: stream.pipeline for one iterable and one writable, without the
+ * AbortController, abort listeners and DOMException it makes per call (a tenth of a small
+ * create's time on the main thread). Rejects as soon as the sink fails or closes early or
+ * `signal` aborts (with its reason), whatever the source is doing; the sink is then destroyed
+ * and the source's iterator returned.
+ */
+async function pump(source: AsyncIterable<Uint8Array>, sink: Writable, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  let fail!: (err: unknown) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
+  let drained: (() => void) | undefined;
+  // The error listener stays: the sink may still emit its error after this returned.
+  sink.on('error', fail);
+  const onClose = () => {
+    if (!sink.writableFinished) fail(new AdapterError('internal', 'the upload stream closed before every byte was stored'));
+  };
+  const onDrain = () => drained?.();
+  const onAbort = () => fail(signal!.reason);
+  sink.on('close', onClose);
+  sink.on('drain', onDrain);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const pending = iterator.next();
+      // once the race is lost to a failure, this may still reject: never an unhandled rejection
+      pending.catch(() => undefined);
+      const next = await Promise.race([pending, failed]);
+      if (next.done) break;
+      if (!sink.write(next.value)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), failed]);
+    }
+    const finished = new Promise<void>((resolve) => sink.once('finish', resolve));
+    sink.end();
+    await Promise.race([finished, failed]);
+  } catch (err) {
+    if (!sink.destroyed) sink.destroy(err as Error);
+    iterator.return?.()?.catch(() => undefined);
+    throw err;
+  } finally {
+    sink.off('close', onClose);
+    sink.off('drain', onDrain);
+    signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 /** Bytes the core may buffer ahead of the adapter's sink. */

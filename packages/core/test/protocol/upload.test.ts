@@ -7,7 +7,7 @@ import { AdapterError, type OpenTempOptions, type StorageAdapter, type TempWrite
 import { receiveUpload } from '@memberkit/core';
 
 /** A store that keeps temp bytes in memory and records what the core asked of it. */
-function memoryStore(options: { badKey?: boolean; failCommits?: number } = {}) {
+function memoryStore(options: { badKey?: boolean; failCommits?: number; failAfterBytes?: number } = {}) {
   const committed = new Map<string, Buffer>();
   const calls = { opened: 0, commits: 0, aborts: 0 };
   let failCommits = options.failCommits ?? 0;
@@ -20,7 +20,13 @@ function memoryStore(options: { badKey?: boolean; failCommits?: number } = {}) {
       calls.opened++;
       const parts: Buffer[] = [];
       return {
-        sink: new Writable({ write(chunk: Buffer, _e, cb) { parts.push(chunk); cb(); } }),
+        sink: new Writable({
+          write(chunk: Buffer, _e, cb) {
+            parts.push(chunk);
+            const stored = parts.reduce((n, p) => n + p.length, 0);
+            cb(options.failAfterBytes !== undefined && stored > options.failAfterBytes ? new AdapterError('unavailable', 'disk gone') : null);
+          },
+        }),
         async commit(name) {
           calls.commits++;
           if (failCommits-- > 0) throw new AdapterError('unavailable', 'try again');
@@ -64,6 +70,42 @@ describe('receiveUpload', () => {
     async function* failing(): AsyncIterable<Uint8Array> { yield new Uint8Array(3); throw boom; }
     await expect(receiveUpload(store, failing())).rejects.toBe(boom);
     expect(calls.aborts).toBe(1);
+  });
+
+  it('an abort while the source is idle (a client that stopped sending) fails at once with its reason, and aborts', async () => {
+    const { store, calls } = memoryStore();
+    let returned = false;
+    async function* stalled(): AsyncIterable<Uint8Array> {
+      try {
+        yield new Uint8Array(3);
+        await new Promise(() => undefined); // never sends the rest
+      } finally {
+        returned = true;
+      }
+    }
+    const controller = new AbortController();
+    const reason = new Error('client went away');
+    const upload = receiveUpload(store, stalled(), { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 20);
+    await expect(upload).rejects.toBe(reason);
+    expect(calls.aborts).toBe(1);
+    expect(returned).toBe(false); // still suspended in its await: no one may wait on it
+  });
+
+  it("a sink that fails mid-stream fails the upload with the adapter's error; the source is returned", async () => {
+    const { store, calls } = memoryStore({ failAfterBytes: 4 });
+    let returned = false;
+    async function* many(): AsyncIterable<Uint8Array> {
+      try {
+        for (let i = 0; i < 1000; i++) yield new Uint8Array(3);
+      } finally {
+        returned = true;
+      }
+    }
+    await expect(receiveUpload(store, many())).rejects.toSatisfy((e) => AdapterError.is(e, 'unavailable'));
+    expect(calls.aborts).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(returned).toBe(true);
   });
 
   it('commit happens once; abort is idempotent and a no-op after commit', async () => {
