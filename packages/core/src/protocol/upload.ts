@@ -54,9 +54,21 @@ export async function receiveUpload(storage: StorageAdapter, source: AsyncIterab
  */
 async function pump(source: AsyncIterable<Uint8Array>, sink: Writable, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
-  let fail!: (err: unknown) => void;
-  const failed = new Promise<never>((_, reject) => (fail = reject));
-  failed.catch(() => undefined);
+  // One waiter at a time, failed by the first failure (a Promise.race against a long-lived
+  // promise would add a reaction to it per chunk for the whole upload).
+  let failure: { error: unknown } | undefined;
+  let rejectWaiter: ((error: unknown) => void) | undefined;
+  const fail = (error: unknown) => {
+    if (failure) return;
+    failure = { error };
+    rejectWaiter?.(error);
+  };
+  const wait = <T>(settle: (resolve: (value: T) => void, reject: (error: unknown) => void) => void): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (failure) return reject(failure.error);
+      rejectWaiter = reject;
+      settle(resolve, reject);
+    });
   let drained: (() => void) | undefined;
   // The error listener stays: the sink may still emit its error after this returned.
   sink.on('error', fail);
@@ -71,16 +83,15 @@ async function pump(source: AsyncIterable<Uint8Array>, sink: Writable, signal?: 
   const iterator = source[Symbol.asyncIterator]();
   try {
     for (;;) {
-      const pending = iterator.next();
-      // once the race is lost to a failure, this may still reject: never an unhandled rejection
-      pending.catch(() => undefined);
-      const next = await Promise.race([pending, failed]);
+      // (once a failure won, the source's pending read may still reject: handled by `then`)
+      const next = await wait<IteratorResult<Uint8Array>>((resolve, reject) => void iterator.next().then(resolve, reject));
       if (next.done) break;
-      if (!sink.write(next.value)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), failed]);
+      if (!sink.write(next.value)) await wait<void>((resolve) => (drained = resolve));
     }
-    const finished = new Promise<void>((resolve) => sink.once('finish', resolve));
-    sink.end();
-    await Promise.race([finished, failed]);
+    await wait<void>((resolve) => {
+      sink.once('finish', resolve);
+      sink.end();
+    });
   } catch (err) {
     if (!sink.destroyed) sink.destroy(err as Error);
     iterator.return?.()?.catch(() => undefined);
