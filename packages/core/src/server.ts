@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { MemberNode } from './node.js';
 
+/** How long a stop waits for requests in progress before it closes their connections. */
+const STOP_GRACE_MS = 5_000;
+
 export interface ServeOptions {
   port: number;
   hostname?: string;
@@ -69,7 +72,12 @@ export function listenFirst(options: ServeOptions): Promise<PendingServer> {
       const closeServer = (after: () => Promise<void>) =>
         new Promise<void>((done) => {
           server.close(() => void after().finally(done));
-          (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+          const connections = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+          connections.closeIdleConnections?.();
+          // Requests in progress get a grace period; a connection still open after it (a
+          // request the server still counts as active) would otherwise hold the stop until
+          // its keep-alive timeout, a minute later.
+          setTimeout(() => connections.closeAllConnections?.(), STOP_GRACE_MS).unref();
         });
       resolve({
         server,
