@@ -15,15 +15,25 @@ import type { ChangeMark, SqlStore } from './sql-store.js';
  * reconcile in full instead of following.
  */
 export function* recordChangesSteps(tick: ClockTick, entries: ReadonlyArray<Omit<FeedEntry, 'seq'>>): Routine<number | undefined> {
-  if (entries.length === 0) return undefined;
+  const { rows, last } = feedRows(tick, entries);
+  yield* insertFeedRows(rows);
+  return last;
+}
+
+/** The feed rows of `entries`, numbered from `tick` now (inserted by insertFeedRows, later in the transaction if need be). */
+export function feedRows(tick: ClockTick, entries: ReadonlyArray<Omit<FeedEntry, 'seq'>>): { rows: unknown[][]; last: number | undefined } {
+  if (entries.length === 0) return { rows: [], last: undefined };
   const at = Date.now();
   let last = 0;
   const rows = entries.map((e) => {
     last = tick.nextSeq();
     return [last, e.pid, e.kind, at];
   });
+  return { rows, last };
+}
+
+export function* insertFeedRows(rows: readonly unknown[][]): Routine<void> {
   for (let i = 0; i < rows.length; i += 500) yield* changesOf(q`INSERT INTO mk_changes (seq, pid, kind, at) VALUES ${new Rows(rows.slice(i, i + 500))}`);
-  return last;
 }
 
 /** `recordChangesSteps` in a kysely transaction `trx`. */

@@ -101,19 +101,24 @@ export class SqlEventLog implements EventLogStore {
 
 /**
  * Appends `events` inside the caller's write transaction (the event log's own appends, and a
- * catalogue change whose events commit with it: the log and the catalogue share `store`).
- * `bump` false: the caller adds `events.length` to the events counter (with its own bump).
+ * catalogue change whose events commit with it: the log and the catalogue share `store`):
+ * the rows of every routine of the group are inserted together at its end (WriteGroup.defer),
+ * with their positions and the events counter.
  */
 export function* appendEvents(store: SqlStore, events: readonly EventRecord[], group: WriteGroup): Routine<void> {
   if (events.length === 0) return;
   const rows = events.map((e) => [e.identifier, e.ipAddress, e.userAgent, e.subject, e.event, epochMs(e.dateLogged, 'dateLogged'), e.nodeIdentifier]);
+  group.defer('events', rows, (all) => insertEventRows(store, all, group));
+}
+
+/** Inserts event rows (as appendEvents builds them) and adds their positions and count to `group`. */
+function* insertEventRows(store: SqlStore, rows: unknown[][], group: WriteGroup): Routine<void> {
   const ranks: PositionDelta[] = [];
   for (let i = 0; i < rows.length; i += 500) {
-    const chunk = events.slice(i, i + 500);
-    const ids = yield* insertEvents(store, rows.slice(i, i + 500));
-    chunk.forEach((e, j) => ranks.push({ date: epochMs(e.dateLogged, 'dateLogged'), key: EVENT_POSITIONS.keyText(ids[j]), n: 1, pub: 0 }));
+    const chunk = rows.slice(i, i + 500);
+    const ids = yield* insertEvents(store, chunk);
+    chunk.forEach((row, j) => ranks.push({ date: row[5] as number, key: EVENT_POSITIONS.keyText(ids[j]), n: 1, pub: 0 }));
   }
-  // the counter and the position index once per transaction (WriteGroup)
   group.add({ positions: [[EVENT_POSITIONS, ranks]], events: rows.length });
 }
 

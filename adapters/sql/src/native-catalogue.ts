@@ -9,7 +9,7 @@ import { asStep, MERGE_LIMIT, mergedPublicPage, OBJECT_POSITIONS, objectSlice, p
 import { readers, reviveSysmeta, serializeSysmeta, SUMMARY_COLUMNS, summaryOf } from './object-row.js';
 import type { SqlStore } from './sql-store.js';
 import { listingIndexesCoverSummaries } from './migrations.js';
-import { changeHead, changesSince, knownChangeHead, pruneChanges, recordChangesSteps } from './change-feed.js';
+import { changeHead, changesSince, feedRows, insertFeedRows, knownChangeHead, pruneChanges } from './change-feed.js';
 import { lockClockSteps, type ClockTick } from './clock.js';
 import type { WriteGroup } from './write-group.js';
 import { appendEvents, SqlEventLog } from './event-log.js';
@@ -229,8 +229,10 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     }
     const events = change.events ?? [];
     if (events.length > 0) yield* appendEvents(store, events, group);
-    if (change.intents !== undefined && change.intents.length > 0) yield* settleIntents(change.intents);
-    const seq = yield* recordChangesSteps(tick, feed);
+    // settled intents and feed entries are written once for the group (WriteGroup.defer)
+    if (change.intents !== undefined && change.intents.length > 0) group.defer('intents', change.intents.map((id) => [id]), (rows) => settleIntents(rows.map(([id]) => id as string)));
+    const { rows: feedEntries, last: seq } = feedRows(tick, feed);
+    group.defer('feed', feedEntries, insertFeedRows);
     // Position index, counters and clock: written once for the whole group (WriteGroup.finish).
     group.add({ positions: [[OBJECT_POSITIONS, w.ranks]], objects: w.objects });
     return seq === undefined ? { dates } : { dates, seq };
