@@ -32,6 +32,12 @@ export interface PlaceJob {
   parents: readonly string[];
 }
 
+/**
+ * Codes of a directory fsync that some file systems cannot do (the rename into the directory
+ * still happened): tolerated by every directory fsync, on the main thread and in the worker.
+ */
+export const DIRECTORY_SYNC_UNSUPPORTED: readonly string[] = ['EINVAL', 'EISDIR', 'EPERM', 'EBADF'];
+
 // The worker, in plain JavaScript (no loader needed in the thread). Synchronous system calls
 // are the point: on the main thread each promise-based call of a small file (realpath, open,
 // fstat, read, fstat, close) costs more than the hashing, and a scan of 100,000 small files
@@ -44,6 +50,7 @@ const { createHash } = require('node:crypto');
 const CHUNK = 1 << 20;
 const buffer = Buffer.allocUnsafe(CHUNK);
 const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0) | (fs.constants.O_NONBLOCK || 0);
+const UNSUPPORTED = ${JSON.stringify(DIRECTORY_SYNC_UNSUPPORTED)};
 const absent = (e) => e && (e.code === 'ENOENT' || e.code === 'ENOTDIR' || e.code === 'ELOOP');
 function digest(path, hashName, headBytes) {
   let real;
@@ -81,7 +88,7 @@ function lstat(path) {
 }
 function syncDir(path) {
   const fd = fs.openSync(path, 'r');
-  try { fs.fsyncSync(fd); } catch (e) { if (!['EINVAL', 'EISDIR', 'EPERM', 'EBADF'].includes(e && e.code)) throw e; } finally { fs.closeSync(fd); }
+  try { fs.fsyncSync(fd); } catch (e) { if (!UNSUPPORTED.includes(e && e.code)) throw e; } finally { fs.closeSync(fd); }
 }
 function place(job) {
   let fd;

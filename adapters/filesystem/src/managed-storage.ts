@@ -17,7 +17,7 @@ import {
   type StorageStat,
   type TempWrite,
 } from '@memberkit/types';
-import { FileWorkers } from './file-workers.js';
+import { DIRECTORY_SYNC_UNSUPPORTED, FileWorkers } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
 
 export interface FilesystemStorageOptions {
@@ -329,7 +329,7 @@ export class FilesystemStorageAdapter implements StorageAdapter {
         await syncDirectory(dirPath);
         if (created !== undefined) {
           // New shard directories: their parents' entries must be durable too.
-          for (let i = shard.length - 1; i >= 1; i--) await syncDirectory(join(this.root, ...shard.slice(0, i)));
+          for (const parent of this.shardParents(shard)) await syncDirectory(parent);
         }
       }
       return key;
@@ -338,11 +338,17 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     }
   }
 
+  /** The folders above a shard's own, inside the root, deepest first (fsynced when the shard is new). */
+  private shardParents(shard: readonly string[]): string[] {
+    const parents: string[] = [];
+    for (let i = shard.length - 1; i >= 1; i--) parents.push(join(this.root, ...shard.slice(0, i)));
+    return parents;
+  }
+
   /** commitTemp of a write held in memory: the whole write on a file worker. */
   private async placeSmall(tmpPath: string, sink: TempFileWriter, bytes: Buffer, shard: string[], dirPath: string, target: string, key: StorageKey): Promise<StorageKey> {
     const known = this.shards.has(dirPath);
-    const parents: string[] = [];
-    for (let i = shard.length - 1; i >= 1; i--) parents.push(join(this.root, ...shard.slice(0, i)));
+    const parents = this.shardParents(shard);
     const result = await (this.workers ??= FileWorkers.forWrites()).place({ temp: tmpPath, bytes, dir: dirPath, target, makeDir: !known, fsync: this.fsync, parents });
     if ('error' in result) {
       // whatever the worker left of the temp file goes with the write's abort
@@ -514,8 +520,7 @@ async function syncDirectory(path: string): Promise<void> {
     await handle.sync();
   } catch (e) {
     // Some file systems cannot fsync a directory; the rename itself still happened.
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'EBADF') throw e;
+    if (!DIRECTORY_SYNC_UNSUPPORTED.includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
   } finally {
     await handle.close();
   }

@@ -32,6 +32,7 @@ export function feedRows(tick: ClockTick, entries: ReadonlyArray<Omit<FeedEntry,
   return { rows, last };
 }
 
+/** Inserts feed rows from `feedRows` (any number, in multi-row statements). */
 export function* insertFeedRows(rows: readonly unknown[][]): Routine<void> {
   for (let i = 0; i < rows.length; i += 500) yield* changesOf(q`INSERT INTO mk_changes (seq, pid, kind, at) VALUES ${new Rows(rows.slice(i, i + 500))}`);
 }

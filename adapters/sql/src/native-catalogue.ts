@@ -259,8 +259,8 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     return pruneChanges(this.store, before, keepLatest);
   }
 
-  intend(name: string): Promise<string> {
-    return intend(this.store, name);
+  intend(name: string, unused?: readonly string[]): Promise<string> {
+    return intend(this.store, name, unused);
   }
 
   staleIntents(before: Date, limit: number): Promise<StaleIntent[]> {
@@ -281,19 +281,37 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
     const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
     const c = columns({ ...record.sysmeta, dateSysMetadataModified: stamped });
+    const access = readers(record.sysmeta);
+    const replica = record.isReplica ? 1 : 0;
+    const fused = this.store.dialect.name === 'postgres' && access.size > 0;
     try {
-      yield* changesOf(q`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`);
+      if (fused) {
+        // One round trip: the identifier, the row and its access rows in one statement (data-
+        // modifying CTEs). A replace of this PID later in the change deletes these access rows
+        // (it does unless `w.access` holds the PID), as it deletes those of an earlier change.
+        yield* changesOf(q`WITH i AS (INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)),
+          o AS (INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
+            obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
+          VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
+            ${replica}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public},
+            ${c.size}, ${c.checksum_algorithm}, ${c.checksum_value}))
+          INSERT INTO mk_access (pid, subject) VALUES ${new Rows([...access].map((s) => [pid, s]))}`);
+      } else {
+        yield* changesOf(q`INSERT INTO mk_identifiers (id, kind, refs) VALUES (${pid}, 'pid', 1)`);
+        w.access.set(pid, access);
+      }
     } catch (e) {
       if (isUniqueViolation(e)) throw new AdapterError('already-exists', `identifier ${pid} is already in use`, { cause: e });
       throw e;
     }
     if (c.series_id !== null) yield* this.#claimSid(c.series_id);
-    yield* changesOf(q`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
-        obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
-      VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
-        ${record.isReplica ? 1 : 0}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public},
-        ${c.size}, ${c.checksum_algorithm}, ${c.checksum_value})`);
-    w.access.set(pid, readers(record.sysmeta));
+    if (!fused) {
+      yield* changesOf(q`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
+          obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
+        VALUES (${pid}, ${c.series_id}, ${c.format_id}, ${c.date_modified}, ${c.date_uploaded}, ${c.serial_version},
+          ${replica}, ${c.obsoletes}, ${c.obsoleted_by}, ${record.storageKey}, ${c.sysmeta}, ${c.is_public},
+          ${c.size}, ${c.checksum_algorithm}, ${c.checksum_value})`);
+    }
     w.objects++;
     w.ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
     return stamped;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { StaleIntent } from '@memberkit/types';
+import { AdapterError, type StaleIntent } from '@memberkit/types';
 import { sql } from 'kysely';
 import { changesOf, q, rowsOf, Rows, type Routine } from './executor.js';
 import { num, text } from './dialect.js';
@@ -11,9 +11,16 @@ import type { SqlStore } from './sql-store.js';
  * grace period marks bytes whose catalogue commit never happened (the process died between the
  * two, or the change was refused); the core's sweep finds and removes those bytes.
  */
-export async function intend(store: SqlStore, name: string): Promise<string> {
+export async function intend(store: SqlStore, name: string, unused: readonly string[] = []): Promise<string> {
   const id = randomUUID();
-  await store.writing('record a write intent', () => changesOf(q`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${Date.now()})`));
+  const created = Date.now();
+  const recorded = await store.writing('record a write intent', () =>
+    unused.length === 0
+      ? changesOf(q`INSERT INTO mk_intents (id, name, created) VALUES (${id}, ${name}, ${created})`)
+      : changesOf(q`INSERT INTO mk_intents (id, name, created) SELECT ${id}, ${name}, ${created}
+          WHERE NOT EXISTS (SELECT 1 FROM mk_identifiers WHERE id IN ${new Rows([unused])})`),
+  );
+  if (recorded === 0) throw new AdapterError('already-exists', `${unused.join(' or ')} is already in use`);
   return id;
 }
 

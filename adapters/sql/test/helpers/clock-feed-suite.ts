@@ -99,5 +99,17 @@ export function runClockFeedSuite(dialect: SqlDialectName): void {
       await s.catalogue.dropIntents([stranded]);
       expect(await s.catalogue.staleIntents(new Date(Date.now() + 1000), 10)).toEqual([]);
     });
+
+    it('records an intent with identifiers to check only while none of them is in use as a PID or SID', async () => {
+      const s = await pool();
+      await s.catalogue.apply({ insert: [buildObjectRecord('chk-1', { sysmeta: { seriesId: 'chk-series' } })] });
+      await expect(s.catalogue.intend('chk-2', ['chk-2', 'chk-1'])).rejects.toMatchObject({ kind: 'already-exists' });
+      await expect(s.catalogue.intend('chk-3', ['chk-3', 'chk-series'])).rejects.toMatchObject({ kind: 'already-exists' });
+      // a refused intent is not recorded
+      expect(await s.catalogue.staleIntents(new Date(Date.now() + 1000), 10)).toEqual([]);
+      const id = await s.catalogue.intend('chk-4', ['chk-4', 'chk-new-series']);
+      expect((await s.catalogue.staleIntents(new Date(Date.now() + 1000), 10)).map((i) => i.id)).toEqual([id]);
+      await s.catalogue.dropIntents([id]);
+    });
   });
 }

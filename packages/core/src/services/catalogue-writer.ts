@@ -69,13 +69,19 @@ export class CatalogueWriter {
     return { dates, notices };
   }
 
+  /** True when the catalogue records write intents (`intend` returns an id). */
+  get keepsIntents(): boolean {
+    return this.metadata.intend !== undefined;
+  }
+
   /**
    * Record that bytes are about to be committed to storage under `name` (the PID), before
    * committing them; pass the returned id in the commit's `intents`. Undefined when the
-   * catalogue keeps no intents (nothing to sweep then).
+   * catalogue keeps no intents (nothing to sweep then). With `unused`, nothing is recorded
+   * and it fails 'already-exists' if one of those identifiers is in use.
    */
-  async intend(name: string): Promise<string | undefined> {
-    return this.metadata.intend?.(name);
+  async intend(name: string, unused?: readonly string[]): Promise<string | undefined> {
+    return this.metadata.intend?.(name, unused);
   }
 }
 

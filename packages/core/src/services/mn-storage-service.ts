@@ -36,6 +36,16 @@ export interface ObjectUpload {
   pending: PendingWrite;
 }
 
+/** A new identifier of a write, and what to answer when it is in use (IdentifierNotUnique on `id` unless said). */
+interface UnusedIdentifier {
+  id: string;
+  /** Names it in the answer ('pid', 'seriesId', ...). */
+  what: string;
+  exception?: 'IdentifierNotUnique' | 'InvalidSystemMetadata';
+  /** The pid the exception names. */
+  pid?: string;
+}
+
 /** MNStorage (and the CN notifications MNRead receives): every operation that changes the node. */
 @injectable()
 export class MNStorageService {
@@ -147,11 +157,12 @@ export class MNStorageService {
 
   /**
    * Commit bytes then catalogue (with the event and notices, through the CatalogueWriter);
-   * undo the bytes if the catalogue refuses. Never leaves a half-visible object.
+   * undo the bytes if the catalogue refuses. Never leaves a half-visible object. `unused` are
+   * the new identifiers, checked before the bytes are committed.
    */
-  private async commit(ctx: CallContext, op: Operation, upload: ObjectUpload, pid: string, build: (storageKey: string) => { change: CatalogueChange; event: { event: string; pid: string }; notices: ObjectChange[] }): Promise<string> {
+  private async commit(ctx: CallContext, op: Operation, upload: ObjectUpload, pid: string, unused: readonly UnusedIdentifier[], build: (storageKey: string) => { change: CatalogueChange; event: { event: string; pid: string }; notices: ObjectChange[] }): Promise<string> {
     // The intent outlives the bytes only if the catalogue commit never happens: the sweep then removes them.
-    const intent = await this.writer.intend(pid);
+    const intent = await this.intendUnused(op, pid, unused);
     const key = await upload.pending.commit(pid);
     const { change, event, notices } = build(key);
     try {
@@ -166,8 +177,28 @@ export class MNStorageService {
     }
   }
 
+  /**
+   * The write intent of `pid`'s bytes, recorded only while every `unused` identifier is unused:
+   * a catalogue with intents checks them in the intent's own statement (no read before it);
+   * without intents, each is read. An identifier in use fails with the exception its check names.
+   */
+  private async intendUnused(op: Operation, pid: string, unused: readonly UnusedIdentifier[]): Promise<string | undefined> {
+    if (!this.writer.keepsIntents) {
+      for (const u of unused) await this.assertUnused(op, u);
+      return undefined;
+    }
+    try {
+      return await this.writer.intend(pid, unused.map((u) => u.id));
+    } catch (err) {
+      if (!AdapterError.is(err, 'already-exists')) throw err;
+      // Which one, for the caller: read them (only on this path).
+      for (const u of unused) await this.assertUnused(op, u);
+      throw fail(op, 'IdentifierNotUnique', `'${pid}' (or its seriesId) is already in use on this node; choose another identifier`, { pid });
+    }
+  }
+
   /** A new identifier (PID or SID) must be unused as a PID and as a SID. */
-  private async assertUnused(op: Operation, id: string, what: string, exception: 'IdentifierNotUnique' | 'InvalidSystemMetadata' = 'IdentifierNotUnique', pid = id): Promise<void> {
+  private async assertUnused(op: Operation, { id, what, exception = 'IdentifierNotUnique', pid = id }: UnusedIdentifier): Promise<void> {
     const use = await this.metadata.identifierUse(id);
     if (use) throw fail(op, exception, `${what} '${id}' is already in use on this node as a ${use === 'pid' ? 'PID' : 'SID'}; choose another`, { pid });
   }
@@ -185,11 +216,11 @@ export class MNStorageService {
       const sm = decodeSysmetaPart(op, input.sysmeta, pid);
       if (sm.obsoletes !== undefined) throw fail(op, 'InvalidSystemMetadata', 'systemMetadata/obsoletes must not be set on create; use update to make a new version', { pid });
       checkNewObject(op, sm, pid, upload.pending);
-      await this.assertUnused(op, pid, 'pid');
-      if (sm.seriesId !== undefined) await this.assertUnused(op, sm.seriesId, 'seriesId');
+      const unused: UnusedIdentifier[] = [{ id: pid, what: 'pid' }];
+      if (sm.seriesId !== undefined) unused.push({ id: sm.seriesId, what: 'seriesId' });
       await this.federation.current?.checkReservation(op, pid, ctx.session);
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now: this.clock.now(), nodeId: this.config.node.identifier });
-      await this.commit(ctx, op, upload, pid, (storageKey) => ({
+      await this.commit(ctx, op, upload, pid, unused, (storageKey) => ({
         change: { insert: [{ sysmeta, storageKey, isReplica: false }] },
         event: { event: 'create', pid },
         notices: [{ kind: 'create', pid, record: { sysmeta, storageKey, isReplica: false } }],
@@ -216,16 +247,16 @@ export class MNStorageService {
       }
       if (sm.obsoletes !== pid) throw fail(op, 'InvalidSystemMetadata', `systemMetadata/obsoletes must equal the pid being updated ('${pid}'), got '${sm.obsoletes ?? ''}'`, { pid: newPid });
       checkNewObject(op, sm, newPid, upload.pending);
-      await this.assertUnused(op, newPid, 'newPid');
-      await this.federation.current?.checkReservation(op, newPid, ctx.session);
+      const unused: UnusedIdentifier[] = [{ id: newPid, what: 'newPid' }];
       // A new object continues its predecessor's series, or starts a series with an unused SID;
       // a SID that names another series is a fault of the system metadata (the official
       // integration suite expects InvalidSystemMetadata).
-      if (sm.seriesId !== undefined && sm.seriesId !== old.sysmeta.seriesId) await this.assertUnused(op, sm.seriesId, 'systemMetadata/seriesId', 'InvalidSystemMetadata', newPid);
+      if (sm.seriesId !== undefined && sm.seriesId !== old.sysmeta.seriesId) unused.push({ id: sm.seriesId, what: 'systemMetadata/seriesId', exception: 'InvalidSystemMetadata', pid: newPid });
+      await this.federation.current?.checkReservation(op, newPid, ctx.session);
       const oldNext = nextRevision(old.sysmeta, { obsoletedBy: newPid }, this.clock.now());
       // One change, one instant: the new version is dated as its predecessor's revision.
       const sysmeta = completeNewSystemMetadata(sm, { submitter: ctx.session.subject, now: oldNext.dateSysMetadataModified, nodeId: this.config.node.identifier });
-      await this.commit(ctx, op, upload, newPid, (storageKey) => ({
+      await this.commit(ctx, op, upload, newPid, unused, (storageKey) => ({
         change: {
           insert: [{ sysmeta, storageKey, isReplica: false }],
           replace: [{ pid, expectedSerialVersion: old.sysmeta.serialVersion, sysmeta: oldNext }],
@@ -287,7 +318,7 @@ export class MNStorageService {
     if (refused.length > 0) {
       throw fail(op, 'InvalidRequest', `this node keeps ${refused.join(', ')} in its legacy catalogue and cannot change ${refused.length === 1 ? 'it' : 'them'}; only ${[...allowed].join(', ')} may change`, { pid });
     }
-    if (next.seriesId !== undefined && record.sysmeta.seriesId === undefined) await this.assertUnused(op, next.seriesId, 'systemMetadata/seriesId', 'InvalidSystemMetadata', pid);
+    if (next.seriesId !== undefined && record.sysmeta.seriesId === undefined) await this.assertUnused(op, { id: next.seriesId, what: 'systemMetadata/seriesId', exception: 'InvalidSystemMetadata', pid });
     await this.applyReplace(ctx, op, record, next, 'updateSystemMetadata', { kind: 'updateSystemMetadata', pid, record: { ...record, sysmeta: next } });
     return true;
   }

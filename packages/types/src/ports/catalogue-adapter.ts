@@ -238,9 +238,11 @@ export interface CatalogueAdapter {
   /**
    * Records that bytes are about to be committed to storage under `name`; returns the intent's
    * id, which the catalogue change that references the bytes settles (`change.intents`). The
-   * three intent methods come together or not at all.
+   * three intent methods come together or not at all. With `unused` (the write's new PID and
+   * SID), the intent is recorded only if none of them is in use as a PID or SID; otherwise it
+   * fails with 'already-exists' and records nothing (one write instead of a read and a write).
    */
-  intend?(name: string): Promise<string>;
+  intend?(name: string, unused?: readonly string[]): Promise<string>;
   /** Intents created before `before` and never settled, oldest first, at most `limit`. */
   staleIntents?(before: Date, limit: number): Promise<StaleIntent[]>;
   /** Forget intents (the sweep handled them). */
