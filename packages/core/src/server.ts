@@ -5,6 +5,8 @@ import type { MemberNode } from './node.js';
 
 /** How long a stop waits for requests in progress before it closes their connections. */
 const STOP_GRACE_MS = 5_000;
+/** How often a stop closes the connections that became idle since it began. */
+const STOP_SWEEP_MS = 20;
 
 export interface ServeOptions {
   port: number;
@@ -71,13 +73,20 @@ export function listenFirst(options: ServeOptions): Promise<PendingServer> {
       http.headersTimeout = 66_000;
       const closeServer = (after: () => Promise<void>) =>
         new Promise<void>((done) => {
-          server.close(() => void after().finally(done));
           const connections = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+          // close() closes the connections idle at that moment; one whose response is still being
+          // written (its client may already hold every byte: the server ends the response after the
+          // body stream reports its end) becomes idle later and would keep the process for its
+          // keep-alive timeout, a minute. So idle connections are closed again until the server has
+          // closed; a request still running after the grace period has its connection closed.
+          const sweep = setInterval(() => connections.closeIdleConnections?.(), STOP_SWEEP_MS).unref();
+          const grace = setTimeout(() => connections.closeAllConnections?.(), STOP_GRACE_MS).unref();
+          server.close(() => {
+            clearInterval(sweep);
+            clearTimeout(grace);
+            void after().finally(done);
+          });
           connections.closeIdleConnections?.();
-          // Requests in progress get a grace period; a connection still open after it (a
-          // request the server still counts as active) would otherwise hold the stop until
-          // its keep-alive timeout, a minute later.
-          setTimeout(() => connections.closeAllConnections?.(), STOP_GRACE_MS).unref();
         });
       resolve({
         server,
