@@ -53,15 +53,8 @@ export class ClockTick {
   }
 
   /** @internal */
-  get state(): { lastMs: number; seq: number; floorMs: number } {
-    return { lastMs: this.lastMs, seq: this.seq, floorMs: this.floorMs };
-  }
-
-  /** @internal Back to an earlier `state` (a routine of a group rolled back: WriteGroup.restore). */
-  restore(state: { lastMs: number; seq: number; floorMs: number }): void {
-    this.lastMs = state.lastMs;
-    this.seq = state.seq;
-    this.floorMs = state.floorMs;
+  get state(): { lastMs: number; seq: number } {
+    return { lastMs: this.lastMs, seq: this.seq };
   }
 }
 

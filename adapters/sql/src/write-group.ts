@@ -4,21 +4,12 @@ import type { Routine } from './executor.js';
 import { applyPositionDeltas, type PositionDelta, type PositionTable } from './position-index.js';
 import type { SqlStore } from './sql-store.js';
 
-interface GroupSnapshot {
-  tick: ClockTick | undefined;
-  state: ClockTick['state'] | undefined;
-  lengths: Map<PositionTable, number>;
-  deferred: Map<string, number>;
-  objects: number;
-  events: number;
-}
-
 /**
  * What the routines of one write transaction share (SqlStore.writing runs the writes that
- * arrive together as one transaction, a savepoint each): the catalogue clock, locked by the
- * first routine that needs it and saved once, and the work every write does on the same rows
- * (the listings' position index, the row counters), done once after the last routine. A
- * routine rolled back to its savepoint is taken back out (`snapshot` before it, `restore`).
+ * arrive together as one transaction; if one fails, the transaction rolls back and each runs
+ * again with a group of its own): the catalogue clock, locked by the first routine that needs
+ * it and saved once, and the work every write does on the same rows (the listings' position
+ * index, the row counters), done once after the last routine.
  */
 export class WriteGroup {
   /** The clock of this transaction (clock.ts), once a routine locked it. */
@@ -54,36 +45,6 @@ export class WriteGroup {
     const pending = this.#deferred.get(kind);
     if (pending) pending.rows.push(...rows);
     else this.#deferred.set(kind, { rows: [...rows], write });
-  }
-
-  /** The group's state before a routine runs (see `restore`). */
-  snapshot(): GroupSnapshot {
-    return {
-      tick: this.tick,
-      state: this.tick?.state,
-      lengths: new Map([...this.#positions].map(([table, deltas]) => [table, deltas.length])),
-      deferred: new Map([...this.#deferred].map(([kind, { rows }]) => [kind, rows.length])),
-      objects: this.#objects,
-      events: this.#events,
-    };
-  }
-
-  /** After a routine rolled back to its savepoint: the group as it was before it. */
-  restore(s: GroupSnapshot): void {
-    this.tick = s.tick;
-    if (s.tick && s.state) s.tick.restore(s.state);
-    for (const [table, deltas] of this.#positions) {
-      const keep = s.lengths.get(table) ?? 0;
-      if (keep === 0) this.#positions.delete(table);
-      else deltas.length = keep;
-    }
-    for (const [kind, pending] of this.#deferred) {
-      const keep = s.deferred.get(kind) ?? 0;
-      if (keep === 0) this.#deferred.delete(kind);
-      else pending.rows.length = keep;
-    }
-    this.#objects = s.objects;
-    this.#events = s.events;
   }
 
   /** The shared work, after the last routine (same transaction, before COMMIT). */
