@@ -72,6 +72,26 @@ describe('receiveUpload', () => {
     expect(calls.aborts).toBe(1);
   });
 
+  it('an abort while the source is idle (a client that stopped sending) fails at once with its reason, and aborts', async () => {
+    const { store, calls } = memoryStore();
+    let returned = false;
+    async function* stalled(): AsyncIterable<Uint8Array> {
+      try {
+        yield new Uint8Array(3);
+        await new Promise(() => undefined); // never sends the rest
+      } finally {
+        returned = true;
+      }
+    }
+    const controller = new AbortController();
+    const reason = new Error('client went away');
+    const upload = receiveUpload(store, stalled(), { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 20);
+    await expect(upload).rejects.toBe(reason);
+    expect(calls.aborts).toBe(1);
+    expect(returned).toBe(false); // still suspended in its await: no one may wait on it
+  });
+
   it("a sink that fails mid-stream fails the upload with the adapter's error; the source is returned", async () => {
     const { store, calls } = memoryStore({ failAfterBytes: 4 });
     let returned = false;
