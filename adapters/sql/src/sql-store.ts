@@ -171,6 +171,19 @@ export class SqlStore {
     }
   }
 
+  /**
+   * Runs a routine of ONE write statement without an explicit transaction (a statement is
+   * atomic on its own): one round trip on PostgreSQL and MySQL; a grouped write on SQLite.
+   */
+  async writeOne<T>(what: string, routine: () => Routine<T>): Promise<T> {
+    if (this.dialect.name === 'sqlite') return this.writing(what, () => routine());
+    try {
+      return await runAsync(this.db, this.dialect, routine());
+    } catch (e) {
+      throw toAdapterError(e, what);
+    }
+  }
+
   /** Runs a routine in a read transaction (one snapshot for every statement, as `read`). */
   async reading<T>(what: string, routine: () => Routine<T>): Promise<T> {
     try {

@@ -12,6 +12,7 @@ import type { SqlStore } from './sql-store.js';
  * two, or the change was refused); the core's sweep finds and removes those bytes.
  */
 export async function intend(store: SqlStore, name: string, unused: readonly string[] = []): Promise<string> {
+  if (store.dialect.name === 'postgres' && unused.length <= 2) return intentBatch(store).add(name, unused);
   const id = randomUUID();
   const created = Date.now();
   const recorded = await store.writing('record a write intent', () =>
@@ -20,8 +21,78 @@ export async function intend(store: SqlStore, name: string, unused: readonly str
       : changesOf(q`INSERT INTO mk_intents (id, name, created) SELECT ${id}, ${name}, ${created}
           WHERE NOT EXISTS (SELECT 1 FROM mk_identifiers WHERE id IN ${new Rows([unused])})`),
   );
-  if (recorded === 0) throw new AdapterError('already-exists', `${unused.join(' or ')} is already in use`);
+  if (recorded === 0) throw inUse(unused);
   return id;
+}
+
+function inUse(unused: readonly string[]): AdapterError {
+  return new AdapterError('already-exists', `${unused.join(' or ')} is already in use`);
+}
+
+/** Intents per statement (PostgreSQL: four parameters each). */
+const MAX_BATCH = 256;
+
+interface QueuedIntent {
+  row: [string, string, string | null, string | null];
+  unused: readonly string[];
+  resolve: (id: string) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * PostgreSQL: the intents asked for while a batch is being written go into the next one, a
+ * single INSERT ... RETURNING outside any transaction (atomic on its own): one round trip for
+ * all of them, where a grouped write costs BEGIN, a statement each and COMMIT. Each row is
+ * inserted only while none of its (up to two) identifiers is in use; RETURNING says which were.
+ */
+class IntentBatch {
+  readonly #queued: QueuedIntent[] = [];
+  #draining = false;
+
+  constructor(private readonly store: SqlStore) {}
+
+  add(name: string, unused: readonly string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.#queued.push({ row: [randomUUID(), name, unused[0] ?? null, unused[1] ?? null], unused, resolve, reject });
+      if (!this.#draining) {
+        this.#draining = true;
+        setImmediate(() => void this.#drain());
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queued.length > 0) {
+        const batch = this.#queued.splice(0, MAX_BATCH);
+        try {
+          const created = Date.now();
+          const rows = await this.store.writeOne('record write intents', () =>
+            rowsOf<{ id: unknown }>(q`INSERT INTO mk_intents (id, name, created) SELECT v.id, v.name, ${created}
+              FROM (VALUES ${new Rows(batch.map((b) => b.row))}) AS v (id, name, a, b)
+              WHERE NOT EXISTS (SELECT 1 FROM mk_identifiers i WHERE i.id IN (v.a, v.b)) RETURNING id`),
+          );
+          const recorded = new Set(rows.map((r) => text(r.id)));
+          for (const b of batch) {
+            if (recorded.has(b.row[0])) b.resolve(b.row[0]);
+            else b.reject(inUse(b.unused));
+          }
+        } catch (e) {
+          for (const b of batch) b.reject(e);
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+}
+
+const batches = new WeakMap<SqlStore, IntentBatch>();
+
+function intentBatch(store: SqlStore): IntentBatch {
+  let batch = batches.get(store);
+  if (batch === undefined) batches.set(store, (batch = new IntentBatch(store)));
+  return batch;
 }
 
 /** Deletes `ids` inside the catalogue change's transaction. */

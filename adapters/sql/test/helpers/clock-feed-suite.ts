@@ -111,5 +111,21 @@ export function runClockFeedSuite(dialect: SqlDialectName): void {
       expect((await s.catalogue.staleIntents(new Date(Date.now() + 1000), 10)).map((i) => i.id)).toEqual([id]);
       await s.catalogue.dropIntents([id]);
     });
+
+    it('records intents asked for at once (one statement on PostgreSQL): only one whose identifier is in use is refused', async () => {
+      const s = await pool();
+      await s.catalogue.apply({ insert: [buildObjectRecord('many-taken')] });
+      const names = Array.from({ length: 20 }, (_, i) => `many-${i}`);
+      const outcomes = await Promise.allSettled(names.map((n, i) => s.catalogue.intend(n, i === 5 ? [n, 'many-taken'] : [n])));
+      outcomes.forEach((o, i) => {
+        if (i === 5) expect(o).toMatchObject({ status: 'rejected', reason: { kind: 'already-exists' } });
+        else expect(o.status, `intent ${i}`).toBe('fulfilled');
+      });
+      const ids = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+      expect(new Set(ids).size).toBe(19);
+      const stale = await s.catalogue.staleIntents(new Date(Date.now() + 1000), 100);
+      expect(stale.map((i) => i.name).sort()).toEqual(names.filter((_, i) => i !== 5).sort());
+      await s.catalogue.dropIntents(ids);
+    });
   });
 }
