@@ -182,11 +182,16 @@ export function* applyPositionDeltas(flavor: SqlFlavor, t: PositionTable, deltas
       pub += sorted[i]!.pub;
     }
     const where = q`list = ${t.list} AND lo_date = ${bucket.lo.date} AND lo_key = ${bucket.lo.key}`;
-    yield q`UPDATE ${raw(t.ranks)} SET n = n + ${n}, n_public = n_public + ${pub} WHERE ${where}`;
-    if (n > 0) {
-      const [row] = yield* rows(q`SELECT n FROM ${raw(t.ranks)} WHERE ${where}`);
-      if (asNumber(row?.n ?? 0) >= 2 * bucketRows) grown.push(bucket);
+    const update = q`UPDATE ${raw(t.ranks)} SET n = n + ${n}, n_public = n_public + ${pub} WHERE ${where}`;
+    let size: Array<Record<string, unknown>> = [];
+    // The bucket's new size in the same statement where UPDATE ... RETURNING exists (one round
+    // trip less per listing and transaction); MySQL/MariaDB read it after.
+    if (flavor !== 'mysql') size = yield* rows(q`${update} RETURNING n`);
+    else {
+      yield update;
+      if (n > 0) size = yield* rows(q`SELECT n FROM ${raw(t.ranks)} WHERE ${where}`);
     }
+    if (n > 0 && asNumber(size[0]?.n ?? 0) >= 2 * bucketRows) grown.push(bucket);
   }
   for (const bucket of grown) yield* split(t, bucket.lo, bucket.next, bucketRows);
 }
