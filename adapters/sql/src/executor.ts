@@ -117,6 +117,40 @@ export function* insertOf(query: RawBuilder<unknown> | Bound): Generator<Stateme
   return yield { query, result: 'insertId' };
 }
 
+/**
+ * The statements a result-free routine (one that ignores what its statements return) would run,
+ * without running them: each is answered 0 rows / 0 changes. For `fusedWrites`.
+ */
+export function statementsOf(routine: Routine<unknown>): Statement[] {
+  const out: Statement[] = [];
+  let step = routine.next();
+  while (!step.done) {
+    if (!isStatement(step.value)) throw new Error('statementsOf: a position-index step is not result-free');
+    out.push(step.value);
+    step = routine.next(step.value.result === 'rows' || step.value.result === undefined ? [] : step.value.result === 'changes' ? 0 : { changes: 0, insertId: 0 });
+  }
+  return out;
+}
+
+/**
+ * PostgreSQL: data-modifying statements whose results nobody reads, as ONE statement (all but
+ * the last as data-modifying CTEs): one round trip instead of one each. They run on one
+ * snapshot and must not change the same row twice (give them different tables).
+ */
+export function fusedWrites(statements: readonly Statement[], compiler: Kysely<any>): SqlStep {
+  const texts: string[] = [];
+  const params: unknown[] = [];
+  for (const { query } of statements) {
+    const c = query instanceof Bound ? compileBound(query, 'postgres', compiler) : query.compile(compiler);
+    // kysely numbers PostgreSQL parameters $1..$n in order of appearance; as `?` they are
+    // numbered again across the whole statement (`numbered`)
+    texts.push(c.sql.replace(/\$\d+/g, '?'));
+    params.push(...c.parameters);
+  }
+  const last = texts.pop()!;
+  return { sql: texts.length === 0 ? last : `WITH ${texts.map((t, i) => `w${i} AS (${t})`).join(', ')} ${last}`, params };
+}
+
 function isStatement(step: Statement | SqlStep): step is Statement {
   return (step as Statement).query !== undefined;
 }

@@ -230,9 +230,9 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     const events = change.events ?? [];
     if (events.length > 0) yield* appendEvents(store, events, group);
     // settled intents and feed entries are written once for the group (WriteGroup.defer)
-    if (change.intents !== undefined && change.intents.length > 0) group.defer('intents', change.intents.map((id) => [id]), (rows) => settleIntents(rows.map(([id]) => id as string)));
+    if (change.intents !== undefined && change.intents.length > 0) group.defer('intents', change.intents.map((id) => [id]), (rows) => settleIntents(rows.map(([id]) => id as string)), { resultFree: true });
     const { rows: feedEntries, last: seq } = feedRows(tick, feed);
-    group.defer('feed', feedEntries, insertFeedRows);
+    group.defer('feed', feedEntries, insertFeedRows, { resultFree: true });
     // Position index, counters and clock: written once for the whole group (WriteGroup.finish).
     group.add({ positions: [[OBJECT_POSITIONS, w.ranks]], objects: w.objects });
     return seq === undefined ? { dates } : { dates, seq };

@@ -1,6 +1,6 @@
 import type { ClockTick } from './clock.js';
 import { saveClockSteps } from './clock.js';
-import type { Routine } from './executor.js';
+import { fusedWrites, statementsOf, type Routine, type Statement } from './executor.js';
 import { applyPositionDeltas, type PositionDelta, type PositionTable } from './position-index.js';
 import type { SqlStore } from './sql-store.js';
 
@@ -15,7 +15,7 @@ export class WriteGroup {
   /** The clock of this transaction (clock.ts), once a routine locked it. */
   tick: ClockTick | undefined;
   readonly #positions = new Map<PositionTable, PositionDelta[]>();
-  readonly #deferred = new Map<string, { rows: unknown[][]; write: (rows: unknown[][]) => Routine<void> }>();
+  readonly #deferred = new Map<string, { rows: unknown[][]; write: (rows: unknown[][]) => Routine<void>; resultFree: boolean }>();
   #objects = 0;
   #events = 0;
 
@@ -38,22 +38,36 @@ export class WriteGroup {
    * routine, instead of one statement per routine: a round trip per kind and group on
    * PostgreSQL and MySQL, one cold statement instead of several on SQLite. Only for rows no
    * later routine of the group reads or could conflict on (event entries, feed entries,
-   * settled intents); `write` is the same for every call of a kind.
+   * settled intents); `write` is the same for every call of a kind. `resultFree`: `write` reads
+   * nothing its statements return, so on PostgreSQL they go out in one statement with the
+   * counters and the clock (`finish`).
    */
-  defer(kind: string, rows: readonly unknown[][], write: (rows: unknown[][]) => Routine<void>): void {
+  defer(kind: string, rows: readonly unknown[][], write: (rows: unknown[][]) => Routine<void>, options: { resultFree?: boolean } = {}): void {
     if (rows.length === 0) return;
     const pending = this.#deferred.get(kind);
     if (pending) pending.rows.push(...rows);
-    else this.#deferred.set(kind, { rows: [...rows], write });
+    else this.#deferred.set(kind, { rows: [...rows], write, resultFree: options.resultFree ?? false });
   }
 
   /** The shared work, after the last routine (same transaction, before COMMIT). */
   *finish(): Routine<void> {
     const store = this.store;
+    // PostgreSQL: the writes that read no result (on different tables) as one statement, last.
+    const fused: Statement[] | undefined = store.dialect.name === 'postgres' ? [] : undefined;
     // First the deferred rows: writing events adds their positions.
-    for (const { rows, write } of this.#deferred.values()) yield* write(rows);
+    for (const { rows, write, resultFree } of this.#deferred.values()) {
+      if (fused && resultFree) fused.push(...statementsOf(write(rows)));
+      else yield* write(rows);
+    }
     for (const [table, deltas] of this.#positions) yield* applyPositionDeltas(store.dialect.name, table, deltas, store.positionBucketRows);
-    yield* store.bump({ objects: this.#objects, events: this.#events });
-    if (this.tick) yield* saveClockSteps(this.tick);
+    const counters = store.bump({ objects: this.#objects, events: this.#events });
+    const clock = this.tick ? saveClockSteps(this.tick) : undefined;
+    if (fused === undefined) {
+      yield* counters;
+      if (clock) yield* clock;
+      return;
+    }
+    fused.push(...statementsOf(counters), ...(clock ? statementsOf(clock) : []));
+    if (fused.length > 0) yield fusedWrites(fused, store.db);
   }
 }
