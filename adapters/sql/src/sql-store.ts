@@ -8,6 +8,7 @@ import { COUNTER_SLOTS, migrate } from './migrations.js';
 import { importLegacyTables } from './legacy-import.js';
 import { POSITION_BUCKET, recount } from './position-index.js';
 import { WriteGroup } from './write-group.js';
+import { BatchQueue } from './batch-queue.js';
 
 /** Options of every store of this package. */
 export interface SqlStoreOptions extends SqlConnectionOptions {
@@ -81,9 +82,8 @@ export class SqlStore {
   #kyselyTransaction: Promise<void> | undefined;
   /** SQLite: the writes waiting for this turn's group commit (see `writing`). */
   #group: GroupedWrite[] | undefined;
-  /** PostgreSQL/MySQL: the writes waiting for the next group (see `#drain`). */
-  #queued: GroupedWrite[] = [];
-  #draining = false;
+  /** PostgreSQL/MySQL: the writes waiting for the next group (see `#commitRemoteGroup`). */
+  readonly #queued = new BatchQueue<GroupedWrite>(MAX_GROUP, (group) => this.#commitRemoteGroup(group));
   /** Write transactions this store committed (see `changeMark`). */
   #commits = 0;
 
@@ -205,17 +205,11 @@ export class SqlStore {
    * succeeded.
    * The routines run synchronously; only the wait for another process's write lock is
    * asynchronous. On PostgreSQL and MySQL the writes that arrive while a group commits form
-   * the next group, in one transaction (see `#drain`, `#commitRemoteGroup`).
+   * the next group, in one transaction (see `#commitRemoteGroup`).
    */
   async writing<T>(what: string, routine: (group: WriteGroup) => Routine<T>): Promise<T> {
     if (this.dialect.name !== 'sqlite') {
-      return new Promise<T>((resolve, reject) => {
-        this.#queued.push({ what, routine, resolve: resolve as (value: unknown) => void, reject });
-        if (!this.#draining) {
-          this.#draining = true;
-          setImmediate(() => void this.#drain());
-        }
-      });
+      return new Promise<T>((resolve, reject) => this.#queued.push({ what, routine, resolve: resolve as (value: unknown) => void, reject }));
     }
     return new Promise<T>((resolve, reject) => {
       if (this.#group === undefined) {
@@ -235,17 +229,6 @@ export class SqlStore {
    * clock row first (clock.ts), so concurrent writes wait on each other anyway; a group pays
    * that lock, BEGIN and COMMIT (and its fsync) once instead of once per write.
    */
-  async #drain(): Promise<void> {
-    try {
-      while (this.#queued.length > 0) {
-        const group = this.#queued.splice(0, MAX_GROUP);
-        await this.#commitRemoteGroup(group);
-      }
-    } finally {
-      this.#draining = false;
-    }
-  }
-
   async #commitRemoteGroup(group: GroupedWrite[]): Promise<void> {
     const alone = async (item: GroupedWrite) => {
       try {

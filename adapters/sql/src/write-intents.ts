@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { changesOf, q, rowsOf, Rows, type Routine } from './executor.js';
 import { num, text } from './dialect.js';
 import type { SqlStore } from './sql-store.js';
+import { BatchQueue } from './batch-queue.js';
 
 /**
  * Write intents (`mk_intents`): a row written before bytes are committed to storage and deleted
@@ -46,43 +47,29 @@ interface QueuedIntent {
  * inserted only while none of its (up to two) identifiers is in use; RETURNING says which were.
  */
 class IntentBatch {
-  readonly #queued: QueuedIntent[] = [];
-  #draining = false;
+  readonly #queue = new BatchQueue<QueuedIntent>(MAX_BATCH, (batch) => this.#record(batch));
 
   constructor(private readonly store: SqlStore) {}
 
   add(name: string, unused: readonly string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.#queued.push({ row: [randomUUID(), name, unused[0] ?? null, unused[1] ?? null], unused, resolve, reject });
-      if (!this.#draining) {
-        this.#draining = true;
-        setImmediate(() => void this.#drain());
-      }
-    });
+    return new Promise((resolve, reject) => this.#queue.push({ row: [randomUUID(), name, unused[0] ?? null, unused[1] ?? null], unused, resolve, reject }));
   }
 
-  async #drain(): Promise<void> {
+  async #record(batch: QueuedIntent[]): Promise<void> {
     try {
-      while (this.#queued.length > 0) {
-        const batch = this.#queued.splice(0, MAX_BATCH);
-        try {
-          const created = Date.now();
-          const rows = await this.store.writeOne('record write intents', () =>
-            rowsOf<{ id: unknown }>(q`INSERT INTO mk_intents (id, name, created) SELECT v.id, v.name, ${created}
-              FROM (VALUES ${new Rows(batch.map((b) => b.row))}) AS v (id, name, a, b)
-              WHERE NOT EXISTS (SELECT 1 FROM mk_identifiers i WHERE i.id IN (v.a, v.b)) RETURNING id`),
-          );
-          const recorded = new Set(rows.map((r) => text(r.id)));
-          for (const b of batch) {
-            if (recorded.has(b.row[0])) b.resolve(b.row[0]);
-            else b.reject(inUse(b.unused));
-          }
-        } catch (e) {
-          for (const b of batch) b.reject(e);
-        }
+      const created = Date.now();
+      const rows = await this.store.writeOne('record write intents', () =>
+        rowsOf<{ id: unknown }>(q`INSERT INTO mk_intents (id, name, created) SELECT v.id, v.name, ${created}
+          FROM (VALUES ${new Rows(batch.map((b) => b.row))}) AS v (id, name, a, b)
+          WHERE NOT EXISTS (SELECT 1 FROM mk_identifiers i WHERE i.id IN (v.a, v.b)) RETURNING id`),
+      );
+      const recorded = new Set(rows.map((r) => text(r.id)));
+      for (const b of batch) {
+        if (recorded.has(b.row[0])) b.resolve(b.row[0]);
+        else b.reject(inUse(b.unused));
       }
-    } finally {
-      this.#draining = false;
+    } catch (e) {
+      for (const b of batch) b.reject(e);
     }
   }
 }

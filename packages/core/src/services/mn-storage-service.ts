@@ -46,6 +46,11 @@ interface UnusedIdentifier {
   pid?: string;
 }
 
+/** A write's PID or SID turned out to be in use when the catalogue recorded it (no read named which). */
+function identifierTaken(op: Operation, pid: string): DataONEException {
+  return fail(op, 'IdentifierNotUnique', `'${pid}' (or its seriesId) is already in use on this node; choose another identifier`, { pid });
+}
+
 /** MNStorage (and the CN notifications MNRead receives): every operation that changes the node. */
 @injectable()
 export class MNStorageService {
@@ -171,7 +176,7 @@ export class MNStorageService {
     } catch (err) {
       await this.storage.delete?.(key).catch((e: unknown) => this.logger.error({ err: e, key }, 'could not remove bytes of a refused write'));
       if (AdapterError.is(err, 'already-exists')) {
-        throw fail(op, 'IdentifierNotUnique', `'${pid}' (or its seriesId) is already in use on this node; choose another identifier`, { pid });
+        throw identifierTaken(op, pid);
       }
       throw err;
     }
@@ -193,7 +198,7 @@ export class MNStorageService {
       if (!AdapterError.is(err, 'already-exists')) throw err;
       // Which one, for the caller: read them (only on this path).
       for (const u of unused) await this.assertUnused(op, u);
-      throw fail(op, 'IdentifierNotUnique', `'${pid}' (or its seriesId) is already in use on this node; choose another identifier`, { pid });
+      throw identifierTaken(op, pid);
     }
   }
 
