@@ -39,14 +39,22 @@ const TEMP_SUFFIX = '.part';
 const HOUR = 60 * 60 * 1000;
 /** Read size for serving bytes. */
 const READ_CHUNK = 1024 * 1024;
-/** Bytes an upload may buffer ahead of the disk while a write is in flight. */
-const WRITE_BUFFER = 256 * 1024;
+/**
+ * Bytes an upload may buffer ahead of the disk while a write is in flight: what piles up
+ * meanwhile goes out in one writev, so a fast upload costs few thread-pool hand-offs.
+ */
+const WRITE_BUFFER = 4 * 1024 * 1024;
 /**
  * Uploads up to this size stay in memory until commit, which writes, fsyncs and renames them
  * into place in one call to a file worker: one message instead of about nine thread-pool
  * round trips (open, write, fsync, close, lstat, rename, and open, fsync, close of the shard).
  */
 const SMALL_WRITE = 128 * 1024;
+/**
+ * A large upload's bytes are flushed to the disk in the background every this many bytes
+ * while it arrives (TempFileWriter), so the disk writes them while the rest is received.
+ */
+const EARLY_FLUSH = 16 * 1024 * 1024;
 /** Bytes the small writes of one store may hold in memory together; past it, uploads spool to disk. */
 const SMALL_WRITES_BUDGET = 32 * 1024 * 1024;
 
@@ -401,12 +409,18 @@ export class FilesystemStorageAdapter implements StorageAdapter {
  * the store's budget) and is written by the commit; a larger one opens the file when it
  * outgrows that. Buffered chunks are written together (writev) while the core hashes the
  * next ones; the file is fsynced through the same handle when the upload ends (the commit's
- * durability, without reopening the file).
+ * durability, without reopening the file). While a large upload arrives, what it wrote so far
+ * is flushed to the disk in the background (EARLY_FLUSH): the final fsync then waits for the
+ * last few MiB, not for the whole object's dirty pages (a 1 GiB upload: ~3 s at 300 MB/s).
  */
 class TempFileWriter extends Writable {
   private handle: FileHandle | undefined;
   private opening: Promise<FileHandle> | undefined;
   private closing: Promise<void> | undefined;
+  /** Bytes written to the file since the last background flush began. */
+  private unflushed = 0;
+  /** The background flush in progress; a failure of it fails the upload (fsync errors are not reported twice). */
+  private flushing: Promise<void> | undefined;
   /** The chunks held in memory, until the file is opened (then undefined). */
   private chunks: Buffer[] | undefined = [];
   private heldBytes = 0;
@@ -444,9 +458,31 @@ class TempFileWriter extends Writable {
     }
     const handle = this.handle;
     (handle ? writeFully(handle, buffers, bytes) : this.open().then((h) => writeFully(h, buffers, bytes))).then(
-      () => callback(),
+      () => {
+        this.unflushed += bytes;
+        this.flushEarly();
+        callback();
+      },
       (e: unknown) => callback(fsError(e, 'write')),
     );
+  }
+
+  /** Starts a background fdatasync once EARLY_FLUSH bytes were written since the last one began (one at a time). */
+  private flushEarly(): void {
+    // once the upload is ending, the final fsync flushes the rest
+    if (!this.sync || this.flushing !== undefined || this.unflushed < EARLY_FLUSH || this.handle === undefined || this.writableEnded || this.destroyed) return;
+    this.unflushed = 0;
+    const flush = this.handle.datasync().then(
+      () => {
+        if (this.flushing === flush) this.flushing = undefined;
+        this.flushEarly();
+      },
+      (e: unknown) => {
+        this.flushing = undefined;
+        this.destroy(fsError(e, 'write'));
+      },
+    );
+    this.flushing = flush;
   }
 
   private open(): Promise<FileHandle> {
@@ -457,12 +493,17 @@ class TempFileWriter extends Writable {
     // Held in memory: the commit writes and fsyncs it.
     if (this.opening === undefined) return callback();
     if (this.handle === undefined) return callback(new Error('the temp file did not open'));
-    (this.sync ? this.handle.sync() : Promise.resolve()).then(() => this.closeFile()).then(() => callback(), (e: unknown) => callback(fsError(e, 'write')));
+    const handle = this.handle;
+    // the background flush first: its failure must not be hidden by a later fsync that succeeds
+    (this.sync ? (this.flushing ?? Promise.resolve()).then(() => handle.sync()) : Promise.resolve())
+      .then(() => this.closeFile())
+      .then(() => callback(), (e: unknown) => callback(fsError(e, 'write')));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     // The held chunks stay for the commit (a finished stream is destroyed too); abort releases them.
-    this.closeFile().then(
+    // A background flush ends before the handle closes.
+    (this.flushing ?? Promise.resolve()).catch(() => undefined).then(() => this.closeFile()).then(
       () => callback(error),
       () => callback(error),
     );
