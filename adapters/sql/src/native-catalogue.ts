@@ -212,8 +212,16 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     const w: WriteBatch = { ranks: [], access: new Map(), objects: 0 };
     const dates = new Map<string, Date>();
     const feed: Array<Omit<FeedEntry, 'seq'>> = [];
-    for (const record of change.insert ?? []) {
-      dates.set(record.sysmeta?.identifier, yield* this.#insert(record, w, tick));
+    const inserts = change.insert ?? [];
+    // Many new records without a seriesId (a wrap scan's batch): their identifier and object
+    // rows in multi-row statements. A seriesId is claimed and checked record by record.
+    const plain = inserts.length > 1 ? inserts.filter((r) => r.sysmeta?.seriesId == null) : [];
+    if (plain.length > 1) {
+      const stamped = yield* this.#insertMany(plain, w, tick);
+      for (let i = 0; i < plain.length; i++) dates.set(plain[i]!.sysmeta.identifier, stamped[i]!);
+    }
+    for (const record of inserts) {
+      if (plain.length < 2 || record.sysmeta?.seriesId != null) dates.set(record.sysmeta?.identifier, yield* this.#insert(record, w, tick));
       feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
     }
     for (const replacement of change.replace ?? []) {
@@ -317,6 +325,46 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     return stamped;
   }
 
+  /**
+   * Inserts records without a seriesId: identifier rows, then object rows, INSERT_CHUNK rows
+   * per statement (access rows through `w.access`, as for one record). An identifier already
+   * in use fails the whole change (which record is not known; apply them one by one to learn).
+   */
+  *#insertMany(records: readonly ObjectRecord[], w: WriteBatch, tick: ClockTick): Routine<Date[]> {
+    const dates: Date[] = [];
+    const identifiers: unknown[][] = [];
+    const objects: unknown[][] = [];
+    for (const record of records) {
+      const pid = record.sysmeta?.identifier;
+      if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
+      if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
+      const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
+      const sysmeta = { ...record.sysmeta, dateSysMetadataModified: stamped };
+      const c = columns(sysmeta);
+      identifiers.push([pid, 'pid', 1]);
+      objects.push([pid, null, c.format_id, c.date_modified, c.date_uploaded, c.serial_version, record.isReplica ? 1 : 0, c.obsoletes, c.obsoleted_by,
+        record.storageKey, c.sysmeta, c.is_public, c.size, c.checksum_algorithm, c.checksum_value]);
+      w.access.set(pid, readers(sysmeta));
+      w.objects++;
+      w.ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+      dates.push(stamped);
+    }
+    try {
+      for (let i = 0; i < identifiers.length; i += INSERT_CHUNK) {
+        yield* changesOf(q`INSERT INTO mk_identifiers (id, kind, refs) VALUES ${new Rows(identifiers.slice(i, i + INSERT_CHUNK))}`);
+      }
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new AdapterError('already-exists', `an identifier of these ${records.length} new objects is already in use`, { cause: e });
+      throw e;
+    }
+    for (let i = 0; i < objects.length; i += INSERT_CHUNK) {
+      yield* changesOf(q`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
+          obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
+        VALUES ${new Rows(objects.slice(i, i + INSERT_CHUNK))}`);
+    }
+    return dates;
+  }
+
   *#replace(replacement: NonNullable<CatalogueChange['replace']>[number], w: WriteBatch, tick: ClockTick): Routine<Date> {
     const { pid, expectedSerialVersion, sysmeta, isReplica } = replacement;
     if (sysmeta?.identifier !== pid) throw new AdapterError('invalid', `replacement sysmeta.identifier must equal ${pid}`);
@@ -392,6 +440,9 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
 
 /** The upsert of a SID's identifier row: one more object carries it. */
 const ONE_MORE_REF = new DialectText((d) => dialectSql(d).upsert(['id'], { refs: 'mk_identifiers.refs + 1' }));
+
+/** Rows per multi-row INSERT of #insertMany (15 parameters each: under every database's limit). */
+const INSERT_CHUNK = 50;
 
 /** What the records of one change add up to, written once per transaction. */
 interface WriteBatch {

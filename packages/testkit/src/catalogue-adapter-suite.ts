@@ -191,6 +191,46 @@ export function runCatalogueAdapterSuite(name: string, ctx: SuiteContext<Catalog
         expect(await m.get('testkit:twice')).toBeUndefined();
       });
 
+      h.test('a change inserting many records stores every one as given', async (m, tc) => {
+        needWrite(tc, m);
+        // More records than one multi-row statement holds; every fifth with a seriesId, some public.
+        const batch = Array.from({ length: 130 }, (_, i) =>
+          buildObjectRecord(`testkit:many-${String(i).padStart(3, '0')}`, {
+            full: i % 3 === 0,
+            sysmeta: {
+              size: i,
+              ...(i % 5 === 0 ? { seriesId: `testkit:many-series-${i}` } : i % 3 === 0 ? { seriesId: undefined } : {}),
+              ...(i % 2 === 0 ? { accessPolicy: { allow: [{ subject: ['public'], permission: ['read'] }] } } : {}),
+            },
+          }),
+        );
+        await insert(m, ...batch);
+        expect((await m.list({ start: 0, count: 0 })).total).toBe(130);
+        for (const record of [batch[0]!, batch[1]!, batch[64]!, batch[65]!, batch[129]!]) {
+          const stored = await m.get(record.sysmeta.identifier);
+          expect(stored?.sysmeta.size, record.sysmeta.identifier).toBe(record.sysmeta.size);
+          expect(stored?.sysmeta.seriesId, record.sysmeta.identifier).toBe(record.sysmeta.seriesId);
+          expect(stored?.sysmeta.accessPolicy, record.sysmeta.identifier).toEqual(record.sysmeta.accessPolicy);
+          expect(stored?.storageKey).toBe(record.storageKey);
+        }
+        expect(await m.identifierUse('testkit:many-129')).toBe('pid');
+        expect(await m.identifierUse('testkit:many-series-125')).toBe('sid');
+        const isPublic = (r: ObjectRecord) => r.sysmeta.accessPolicy?.allow.some((rule) => rule.subject.includes('public')) ?? false;
+        expect((await m.list({ start: 0, count: 0, readableBy: ['public'] })).total, 'the public records').toBe(batch.filter(isPublic).length);
+      });
+
+      h.test('a change inserting many records, one with a pid in use, fails with already-exists and stores none', async (m, tc) => {
+        needWrite(tc, m);
+        await insert(m, buildObjectRecord('testkit:taken'));
+        const batch = Array.from({ length: 90 }, (_, i) => buildObjectRecord(`testkit:batch-${String(i).padStart(3, '0')}`));
+        batch.splice(70, 0, buildObjectRecord('testkit:taken', { sysmeta: { formatId: 'image/png' } }));
+        await expectAdapterError(() => insert(m, ...batch), 'already-exists', 'a change with a pid in use among many');
+        expect(await m.get('testkit:batch-000')).toBeUndefined();
+        expect(await m.identifierUse('testkit:batch-089')).toBeUndefined();
+        expect((await m.list({ start: 0, count: 0 })).total).toBe(1);
+        expect((await m.get('testkit:taken'))?.sysmeta.formatId, 'the record in use is untouched').not.toBe('image/png');
+      });
+
       h.test('several objects may share a seriesId', async (m, tc) => {
         needWrite(tc, m);
         const v1 = buildObjectRecord('testkit:v1', { sysmeta: { seriesId: 'testkit:series', obsoletedBy: 'testkit:v2', dateUploaded: instant(1) } });
