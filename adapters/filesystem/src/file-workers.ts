@@ -13,6 +13,27 @@ export type LstatResult =
   | { absent: true }
   | { error: { code?: string; message: string } };
 
+/**
+ * A small file read whole (ReadJob): its bytes, size and mtime; `large` (with its size) when
+ * it is larger than the job allowed (nothing read); `absent` as for a digest.
+ */
+export type ReadResult =
+  | { bytes: Uint8Array; size: number; mtimeMs: number }
+  | { large: true; size: number }
+  | { absent: true }
+  | { error: { code?: string; message: string } };
+
+/**
+ * A read of a small file: `path`'s real path must be `path` itself (no symlink on the way) or,
+ * given `within`, lie inside that directory (a real path). The file is read when it is at
+ * most `maxBytes` long.
+ */
+export interface ReadJob {
+  path: string;
+  within?: string;
+  maxBytes: number;
+}
+
 /** A small write put in place: `exists` when the target was already there (nothing renamed). */
 export type PlaceResult = { placed: true } | { exists: true } | { error: { code?: string; message: string } };
 
@@ -80,6 +101,32 @@ function digest(path, hashName, headBytes) {
     fs.closeSync(fd);
   }
 }
+function readSmall(job) {
+  let real;
+  try { real = fs.realpathSync.native(job.path); } catch (e) { if (absent(e)) return { absent: true }; throw e; }
+  if (job.within ? !(real === job.within || real.startsWith(job.within.endsWith('/') ? job.within : job.within + '/')) : real !== job.path) {
+    if (job.within) { const e = new Error('storage key resolves outside the store'); e.code = 'EOUTSIDE'; throw e; }
+    return { absent: true };
+  }
+  let fd;
+  try { fd = fs.openSync(real, FLAGS); } catch (e) { if (absent(e)) return { absent: true }; throw e; }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { absent: true };
+    if (st.size > job.maxBytes) return { large: true, size: st.size };
+    // a buffer of its own, transferred to the main thread (not copied)
+    const bytes = new Uint8Array(st.size);
+    let n = 0;
+    while (n < st.size) {
+      const r = fs.readSync(fd, bytes, n, st.size - n, null);
+      if (r === 0) break;
+      n += r;
+    }
+    return { bytes: n === st.size ? bytes : bytes.subarray(0, n), size: n, mtimeMs: st.mtimeMs };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 function lstat(path) {
   let st;
   try { st = fs.lstatSync(path); } catch (e) { if (e && (e.code === 'ENOENT' || e.code === 'ENOTDIR')) return { absent: true }; throw e; }
@@ -120,10 +167,17 @@ function place(job) {
   return { placed: true };
 }
 parentPort.on('message', ({ id, jobs }) => {
+  const transfer = [];
   const results = jobs.map(([op, path, hashName, headBytes]) => {
-    try { return op === 'lstat' ? lstat(path) : op === 'place' ? place(path) : digest(path, hashName, headBytes); } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
+    try {
+      const r = op === 'lstat' ? lstat(path) : op === 'place' ? place(path) : op === 'read' ? readSmall(path) : digest(path, hashName, headBytes);
+      // bytes read go over as they are (transferred), not copied
+      const bytes = r.bytes || r.head;
+      if (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.byteLength > 0) transfer.push(bytes.buffer);
+      return r;
+    } catch (e) { return { error: { code: e && e.code, message: String(e && e.message) } }; }
   });
-  parentPort.postMessage({ id, results });
+  parentPort.postMessage({ id, results }, transfer);
 });
 `;
 
@@ -135,8 +189,8 @@ interface Slot {
 }
 
 interface Waiting {
-  op: 'digest' | 'lstat' | 'place';
-  path: string | PlaceJob;
+  op: 'digest' | 'lstat' | 'place' | 'read';
+  path: string | PlaceJob | ReadJob;
   hashName: string;
   headBytes: number;
   resolve: (r: never) => void;
@@ -186,6 +240,14 @@ export class FileWorkers {
     return new FileWorkers({ threads: 4, perMessage: 1 });
   }
 
+  /**
+   * For reads of small files (served objects): threads of their own, so that a read never
+   * waits behind a write's fsync; the reads asked for in one turn travel together.
+   */
+  static forReads(): FileWorkers {
+    return new FileWorkers({ threads: Math.max(1, Math.min(2, availableParallelism())), perMessage: 8 });
+  }
+
   /** The file's digest; with `headBytes`, also its first bytes (read anyway: no second open for format identification). */
   digest(path: string, hashName: string, headBytes = 0): Promise<DigestResult> {
     return this.#ask('digest', path, hashName, headBytes);
@@ -199,6 +261,11 @@ export class FileWorkers {
   /** A small write put in place (PlaceJob). */
   place(job: PlaceJob): Promise<PlaceResult> {
     return this.#ask('place', job, '', 0);
+  }
+
+  /** A small file read whole (ReadJob): one message instead of a thread-pool hop per system call. */
+  read(job: ReadJob): Promise<ReadResult> {
+    return this.#ask('read', job, '', 0);
   }
 
   #ask<R>(op: Waiting['op'], path: Waiting['path'], hashName: string, headBytes: number): Promise<R> {

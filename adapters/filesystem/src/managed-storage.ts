@@ -19,6 +19,7 @@ import {
 } from '@memberkit/types';
 import { DIRECTORY_SYNC_UNSUPPORTED, FileWorkers } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
+import { readSmall, SMALL_READ } from './small-read.js';
 
 export interface FilesystemStorageOptions {
   /** Directory that holds `objects/` (committed bytes) and `tmp/` (writes in progress). Created by `open`. */
@@ -87,6 +88,8 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   private tempDir: string | undefined;
   /** Where small writes are put in place (started on first use). */
   private workers: FileWorkers | undefined;
+  /** Reads of small objects (started on first use). */
+  private readers: FileWorkers | undefined;
   /** Bytes small writes hold in memory now (at most SMALL_WRITES_BUDGET). */
   private readonly held = { bytes: 0 };
 
@@ -110,8 +113,9 @@ export class FilesystemStorageAdapter implements StorageAdapter {
   }
 
   async close(): Promise<void> {
-    await this.workers?.close();
+    await Promise.all([this.workers?.close(), this.readers?.close()]);
     this.workers = undefined;
+    this.readers = undefined;
     // Nothing else is held open between calls; the own temp folder goes when it is empty.
     const dir = this.tempDir;
     if (dir && this.activeTemps.size === 0) {
@@ -197,6 +201,8 @@ export class FilesystemStorageAdapter implements StorageAdapter {
 
   async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
     throwIfAborted(options?.signal);
+    const small = await readSmall((this.readers ??= FileWorkers.forReads()), { path: this.resolveKey(key), within: await this.rootReal(), maxBytes: SMALL_READ }, options);
+    if (small !== 'large') return small;
     const path = await this.resolveExisting(key);
     if (path === undefined) return undefined;
     let handle: FileHandle;

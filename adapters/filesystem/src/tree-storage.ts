@@ -17,6 +17,7 @@ import {
 } from '@memberkit/types';
 import { FileWorkers } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
+import { readSmall, SMALL_READ } from './small-read.js';
 
 /** Files up to this size are read in one call when hashed. */
 const SMALL_FILE_BYTES = 1 << 20;
@@ -68,6 +69,8 @@ export class TreeStorageAdapter implements StorageAdapter {
   private readonly includeHidden: boolean;
   private realRoot: string | undefined;
   private pool: FileWorkers | undefined;
+  /** Reads of small files (started on first use). */
+  private readers: FileWorkers | undefined;
 
   constructor(options: TreeStorageOptions) {
     if (options.followSymlinks !== undefined && options.followSymlinks !== false) {
@@ -90,8 +93,10 @@ export class TreeStorageAdapter implements StorageAdapter {
   async close(): Promise<void> {
     // Nothing else is held open between calls.
     const pool = this.pool;
+    const readers = this.readers;
     this.pool = undefined;
-    await pool?.close();
+    this.readers = undefined;
+    await Promise.all([pool?.close(), readers?.close()]);
   }
 
   /** The worker threads that hash and stat files (started on first use, ended by close). */
@@ -125,6 +130,10 @@ export class TreeStorageAdapter implements StorageAdapter {
 
   async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
     throwIfAborted(options?.signal);
+    const path = this.plainPath(key, await this.rootReal());
+    if (path === undefined) return undefined;
+    const small = await readSmall((this.readers ??= FileWorkers.forReads()), { path, maxBytes: SMALL_READ }, options);
+    if (small !== 'large') return small;
     const handle = await this.openFile(key);
     if (handle === undefined) return undefined;
     try {

@@ -253,6 +253,19 @@ export function runStorageAdapterSuite(name: string, ctx: StorageSuiteContext, o
         await expectRange(a, await put(a, bytes), 600, undefined, 600, 1000);
       });
 
+      h.test('range: the middle and the tail of an object of 300 KiB (adapters may read small objects another way)', async (a, tc) => {
+        needRange(tc, a);
+        const large = patternBytes(300 * 1024, 9);
+        const key = await put(a, large);
+        for (const [start, end] of [[70_000, 250_000], [300 * 1024 - 10, undefined]] as const) {
+          const { result, bytes: got } = await readBytes(a, key, end === undefined ? { start } : { start, end });
+          const to = end === undefined ? large.length : end + 1;
+          expect(result.size, 'size is the whole object').toBe(large.length);
+          expect(result.length, 'length is the range').toBe(to - start);
+          expect(Buffer.compare(got, Buffer.from(large.subarray(start, to)))).toBe(0);
+        }
+      });
+
       h.test('range: starting past the end fails with invalid', async (a, tc) => {
         needRange(tc, a);
         const key = await put(a, bytes);
