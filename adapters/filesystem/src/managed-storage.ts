@@ -19,7 +19,7 @@ import {
 } from '@memberkit/types';
 import { DIRECTORY_SYNC_UNSUPPORTED, FileWorkers } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
-import { readSmall, SMALL_READ } from './small-read.js';
+import { mayBeSmall, readSmall, SMALL_READ } from './small-read.js';
 
 export interface FilesystemStorageOptions {
   /** Directory that holds `objects/` (committed bytes) and `tmp/` (writes in progress). Created by `open`. */
@@ -199,10 +199,12 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     }
   }
 
-  async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
+  async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal; sizeHint?: number }): Promise<StorageReadResult | undefined> {
     throwIfAborted(options?.signal);
-    const small = await readSmall((this.readers ??= FileWorkers.forReads()), { path: this.resolveKey(key), within: await this.rootReal(), maxBytes: SMALL_READ }, options);
-    if (small !== 'large') return small;
+    if (mayBeSmall(options?.sizeHint)) {
+      const small = await readSmall((this.readers ??= FileWorkers.forReads()), { path: this.resolveKey(key), within: await this.rootReal(), maxBytes: SMALL_READ }, options);
+      if (small !== 'large') return small;
+    }
     const path = await this.resolveExisting(key);
     if (path === undefined) return undefined;
     let handle: FileHandle;

@@ -11,6 +11,11 @@ import { fsError, resolveRange } from './key-path.js';
  */
 export const SMALL_READ = 128 * 1024;
 
+/** Whether a file of recorded size `sizeHint` (undefined: not known) is worth trying as a small read. */
+export function mayBeSmall(sizeHint: number | undefined): boolean {
+  return sizeHint === undefined || sizeHint <= SMALL_READ;
+}
+
 /**
  * `job`'s file when it is small: the read's result served from memory (range applied),
  * undefined when it is absent; `'large'` when the caller must stream it itself.

@@ -17,7 +17,7 @@ import {
 } from '@memberkit/types';
 import { FileWorkers } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
-import { readSmall, SMALL_READ } from './small-read.js';
+import { mayBeSmall, readSmall, SMALL_READ } from './small-read.js';
 
 /** Files up to this size are read in one call when hashed. */
 const SMALL_FILE_BYTES = 1 << 20;
@@ -128,12 +128,14 @@ export class TreeStorageAdapter implements StorageAdapter {
     }
   }
 
-  async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined> {
+  async read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal; sizeHint?: number }): Promise<StorageReadResult | undefined> {
     throwIfAborted(options?.signal);
-    const path = this.plainPath(key, await this.rootReal());
-    if (path === undefined) return undefined;
-    const small = await readSmall((this.readers ??= FileWorkers.forReads()), { path, maxBytes: SMALL_READ }, options);
-    if (small !== 'large') return small;
+    if (mayBeSmall(options?.sizeHint)) {
+      const path = this.plainPath(key, await this.rootReal());
+      if (path === undefined) return undefined;
+      const small = await readSmall((this.readers ??= FileWorkers.forReads()), { path, maxBytes: SMALL_READ }, options);
+      if (small !== 'large') return small;
+    }
     const handle = await this.openFile(key);
     if (handle === undefined) return undefined;
     try {

@@ -6,10 +6,10 @@ import { AdapterError, type ByteRange, type StorageAdapter, type StorageKey, typ
  * one that does not is read from the start, the core skipping to the range and ending the
  * stream (and closing the store's) after its last byte.
  */
-export async function readBytes(storage: StorageAdapter, key: StorageKey, options: { range?: ByteRange; signal?: AbortSignal } = {}): Promise<StorageReadResult | undefined> {
-  const { range, signal } = options;
+export async function readBytes(storage: StorageAdapter, key: StorageKey, options: { range?: ByteRange; signal?: AbortSignal; sizeHint?: number } = {}): Promise<StorageReadResult | undefined> {
+  const { range, signal, sizeHint } = options;
   if (!range || storage.capabilities.range) return storage.read(key, options);
-  const whole = await storage.read(key, signal ? { signal } : {});
+  const whole = await storage.read(key, { ...(signal ? { signal } : {}), ...(sizeHint !== undefined ? { sizeHint } : {}) });
   if (!whole) return undefined;
   if (range.start >= whole.size || (range.end !== undefined && range.end < range.start)) {
     whole.stream.destroy();

@@ -143,7 +143,7 @@ export class ObjectService {
   }
 
   private async open(op: Operation, record: ObjectRecord, range?: ByteRange): Promise<StorageReadResult> {
-    const content = await readBytes(this.storage, record.storageKey, range ? { range } : {});
+    const content = await readBytes(this.storage, record.storageKey, { ...(range ? { range } : {}), sizeHint: record.sysmeta.size });
     if (!content) {
       throw fail(op, 'ServiceFailure', `the bytes of '${record.sysmeta.identifier}' are missing from storage; the operator has been told`, { pid: record.sysmeta.identifier });
     }

@@ -140,8 +140,11 @@ export interface StorageAdapter {
   /**
    * A stream of the bytes at `key` (or of `range`, which the core passes only when
    * capabilities.range), or undefined when absent. A range past the end throws kind 'invalid'.
+   * `sizeHint` is the size the catalogue records for these bytes, when the caller knows it: an
+   * adapter may use it to choose how to read (a small object whole, in one call), never as the
+   * answer's size.
    */
-  read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal }): Promise<StorageReadResult | undefined>;
+  read(key: StorageKey, options?: { range?: ByteRange; signal?: AbortSignal; sizeHint?: number }): Promise<StorageReadResult | undefined>;
 
   /**
    * A temporary area for one upload; nothing written to it is visible until `commit`.
