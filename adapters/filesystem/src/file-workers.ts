@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { AdapterError } from '@memberkit/types';
+import { fsError } from './key-path.js';
 
 /** What hashing one file found: its digest, size and mtime while read; or `absent`. */
 export type DigestResult =
@@ -32,6 +34,11 @@ export interface ReadJob {
   path: string;
   within?: string;
   maxBytes: number;
+}
+
+/** A system call's failure reported by the file workers, as the adapter's error for `op`. */
+export function workerFailure(error: { code?: string; message: string }, op: string): AdapterError {
+  return fsError(Object.assign(new Error(error.message), { code: error.code }), op);
 }
 
 /** A small write put in place: `exists` when the target was already there (nothing renamed). */

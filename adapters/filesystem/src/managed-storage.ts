@@ -17,7 +17,7 @@ import {
   type StorageStat,
   type TempWrite,
 } from '@memberkit/types';
-import { DIRECTORY_SYNC_UNSUPPORTED, FileWorkers } from './file-workers.js';
+import { DIRECTORY_SYNC_UNSUPPORTED, FileWorkers, workerFailure } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
 import { mayBeSmall, readSmall, SMALL_READ } from './small-read.js';
 
@@ -368,7 +368,7 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     const result = await (this.workers ??= FileWorkers.forWrites()).place({ temp: tmpPath, bytes, dir: dirPath, target, makeDir: !known, fsync: this.fsync, parents });
     if ('error' in result) {
       // whatever the worker left of the temp file goes with the write's abort
-      throw fsError(Object.assign(new Error(result.error.message), { code: result.error.code }), 'commit');
+      throw workerFailure(result.error, 'commit');
     }
     if ('exists' in result) throw new AdapterError('already-exists', 'storage key collision');
     this.shards.add(dirPath);

@@ -1,13 +1,14 @@
 import { addAbortSignal, Readable } from 'node:stream';
 import { AdapterError, type ByteRange, type StorageReadResult } from '@memberkit/types';
-import type { FileWorkers, ReadJob } from './file-workers.js';
-import { fsError, resolveRange } from './key-path.js';
+import { workerFailure, type FileWorkers, type ReadJob } from './file-workers.js';
+import { resolveRange } from './key-path.js';
 
 /**
  * Files up to this size are read whole on a file worker (realpath, open, fstat, read, close:
  * one message) instead of with a thread-pool hop per system call. On a virtual machine each
  * hop wakes a thread (a tenth of a millisecond or more), which made a 4 KiB get cost several
- * times the bytes it served. A larger file costs one message more than before.
+ * times the bytes it served. A larger file costs one message more than before, unless the
+ * caller passed its recorded size (`sizeHint`: then it is streamed at once).
  */
 export const SMALL_READ = 128 * 1024;
 
@@ -25,7 +26,7 @@ export async function readSmall(workers: FileWorkers, job: ReadJob, options?: { 
   if ('absent' in r) return undefined;
   if ('error' in r) {
     if (r.error.code === 'EOUTSIDE') throw new AdapterError('invalid', 'storage key resolves outside the store');
-    throw fsError(Object.assign(new Error(r.error.message), { code: r.error.code }), 'read');
+    throw workerFailure(r.error, 'read');
   }
   if ('large' in r) return 'large';
   const range = resolveRange(options?.range, r.size);

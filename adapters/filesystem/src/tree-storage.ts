@@ -15,7 +15,7 @@ import {
   type StorageReadResult,
   type StorageStat,
 } from '@memberkit/types';
-import { FileWorkers } from './file-workers.js';
+import { FileWorkers, workerFailure } from './file-workers.js';
 import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
 import { mayBeSmall, readSmall, SMALL_READ } from './small-read.js';
 
@@ -334,11 +334,6 @@ export class TreeStorageAdapter implements StorageAdapter {
     if (this.realRoot === undefined) await this.open();
     return this.realRoot!;
   }
-}
-
-/** A system call's failure reported by the file workers, as the adapter's error for `op`. */
-function workerFailure(error: { code?: string; message: string }, op: string): AdapterError {
-  return fsError(Object.assign(new Error(error.message), { code: error.code }), op);
 }
 
 function toEntry(key: string, st: { size: number; mtimeMs: number; birthtimeMs: number }): TreeEntry {
