@@ -21,7 +21,7 @@ export const getSmall: Scenario = {
           ],
           async run(subject) {
             const url = subject === 'baseline' ? `http://127.0.0.1:${baseline.port}/small-4k` : `${nodes.of(subject).baseUrl}/v2/object/small-4k`;
-            const r = await runLoad<AutocannonSummary>({ kind: 'autocannon', url, connections: 16, duration: options.duration });
+            const r = await runLoad<AutocannonSummary>({ kind: 'http', url, method: 'GET', connections: 16, duration: options.duration });
             if (r.non2xx > 0 || r.errors > 0) throw new Error(`get (${subject}): ${r.non2xx} non-2xx, ${r.errors} errors`);
             return [r.rps, r.p99];
           },

@@ -35,8 +35,8 @@ export const metadata: Scenario = {
           })),
           async run(subject) {
             const base = subject === 'baseline' ? `http://127.0.0.1:${baseline.port}/mn` : nodes.of(subject).baseUrl;
-            // autocannon for GET; node:http clients for HEAD (autocannon waits for a HEAD body).
-            const r = await runLoad<AutocannonSummary>({ kind: o.method === 'HEAD' ? 'http' : 'autocannon', url: `${base}${o.path}`, method: o.method, connections, duration: options.duration });
+            // The raw-socket generator (bench/load-worker.ts 'http'): the lightest on the shared cores.
+            const r = await runLoad<AutocannonSummary>({ kind: 'http', url: `${base}${o.path}`, method: o.method, connections, duration: options.duration });
             if (r.non2xx > 0 || r.errors > 0) throw new Error(`${o.op} (${subject}): ${r.non2xx} non-2xx, ${r.errors} errors`);
             return [r.rps, r.p50, r.p99];
           },
