@@ -149,7 +149,9 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     return store.reading('list objects', function* () {
       if (ranked !== undefined && ranked.others.length === 0) {
         const { slice } = ranked;
-        const indexed = slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.positionBucketRows;
+        // Where the listing indexes hold every column asked for (covered), a page of any depth is
+        // one range of the index; otherwise a shallow page of everything walks the sort index.
+        const indexed = covered || slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.positionBucketRows;
         const page = indexed ? yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns, arrays, covered }) : undefined;
         if (page !== undefined) return page;
       }

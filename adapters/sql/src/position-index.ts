@@ -1,7 +1,7 @@
 import { AdapterError, epochMs, type EventQuery, type ObjectQuery } from '@memberkit/types';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DialectSql } from './dialect.js';
-import { pageRowsJoin } from './paging.js';
+import { DIRECT_SKIP, pageRowsJoin } from './paging.js';
 
 /**
  * The position index of the ordered listings (listObjects, getLogRecords) of the store, on
@@ -414,10 +414,12 @@ export function* positionedPage<Row = Record<string, unknown>>(
   const b = lastAtMost(buckets, position, (x) => x.before, false);
   const [date, key] = [t.dateCol, t.keyCol];
   const offset = position - b.before;
+  // Straight from the walk when the index holds every column asked for (no row read), or, on
+  // PostgreSQL, when few rows are skipped (DIRECT_SKIP); else a deferred join.
+  const direct = page.covered === true || (flavor === 'postgres' && offset <= DIRECT_SKIP);
   const found = yield* rows({
-    ...(page.covered
-      ? // The index holds every column asked for: the page is one range of it, no row read.
-        q`SELECT ${raw(page.columns)} FROM ${classTable(flavor, t, slice.public, 'r')}
+    ...(direct
+      ? q`SELECT ${raw(page.columns)} FROM ${classTable(flavor, t, slice.public, 'r')}
         WHERE ${classCondition(t, slice.public, 'r')} AND ${fromKey(t, b.lo, 'r')}
         ORDER BY r.${raw(date)}, r.${raw(key)} LIMIT ${limit} OFFSET ${offset}`
       : q`SELECT ${raw(page.columns)} FROM (
