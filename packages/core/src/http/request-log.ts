@@ -90,27 +90,69 @@ function declaredLength(v: unknown): number | undefined {
   return v === undefined || v === null || !/^\d+$/.test(String(v)) ? undefined : Number(v);
 }
 
-/** Count what a Node response writes (headers excluded). */
-function countWrites(outgoing: ServerResponse): () => number {
-  let bytes = 0;
-  const add = (chunk: unknown, encoding?: unknown) => {
-    if (typeof chunk === 'string') bytes += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-    else if (chunk instanceof Uint8Array) bytes += chunk.byteLength;
+/**
+ * What a Node response has written (headers excluded), counted by its write and end, which are
+ * replaced by the module-level functions below. Kept on the response under symbols: closures
+ * made per request cost a name definition each under tsx (esbuild keepNames).
+ */
+const WRITTEN = Symbol('memberkit bytes written');
+const WRITE = Symbol('memberkit original write');
+const END = Symbol('memberkit original end');
+type Counted = ServerResponse & { [WRITTEN]: number; [WRITE]: (...a: unknown[]) => boolean; [END]: (...a: unknown[]) => ServerResponse };
+
+function sizeOf(chunk: unknown, encoding?: unknown): number {
+  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  return chunk instanceof Uint8Array ? chunk.byteLength : 0;
+}
+
+function countedWrite(this: Counted, chunk: unknown, ...rest: unknown[]): boolean {
+  this[WRITTEN] += sizeOf(chunk, rest[0]);
+  return this[WRITE].call(this, chunk, ...rest);
+}
+
+function countedEnd(this: Counted, chunk?: unknown, ...rest: unknown[]): ServerResponse {
+  // A whole body in one end(): its declared length, not a second scan of a large page.
+  const declared = this[WRITTEN] === 0 && typeof chunk === 'string' ? declaredLength(this.getHeader('content-length')) : undefined;
+  if (declared !== undefined) this[WRITTEN] = declared;
+  else if (typeof chunk !== 'function') this[WRITTEN] += sizeOf(chunk, rest[0]);
+  return this[END].call(this, chunk, ...rest);
+}
+
+function countWrites(outgoing: ServerResponse): Counted {
+  const counted = outgoing as Counted;
+  counted[WRITTEN] = 0;
+  counted[WRITE] = outgoing.write as Counted[typeof WRITE];
+  counted[END] = outgoing.end as Counted[typeof END];
+  outgoing.write = countedWrite as ServerResponse['write'];
+  outgoing.end = countedEnd as ServerResponse['end'];
+  return counted;
+}
+
+interface Pending {
+  c: Context;
+  facts: Facts;
+  started: number;
+  bytesIn: number;
+  logger: Logger;
+  heard: RequestObserver[];
+}
+
+function emitRecord(p: Pending, status: number, bytesOut: number, aborted: boolean): void {
+  const f = p.facts;
+  const record: RequestRecord = {
+    method: p.c.req.method,
+    route: f.route ?? '(no route)',
+    ...(f.op ? { op: f.op } : {}),
+    status,
+    bytesIn: p.bytesIn,
+    bytesOut,
+    durationMs: Math.round(performance.now() - p.started),
+    ...(f.subject ? { subject: f.subject } : {}),
+    ...(f.error ? { error: f.error, detailCode: f.detailCode } : {}),
+    ...(aborted ? { aborted } : {}),
   };
-  const write = outgoing.write;
-  const end = outgoing.end;
-  outgoing.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-    add(chunk, rest[0]);
-    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as typeof outgoing.write;
-  outgoing.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
-    // A whole body in one end(): its declared length, not a second scan of a large page.
-    const declared = bytes === 0 && typeof chunk === 'string' ? declaredLength(this.getHeader('content-length')) : undefined;
-    if (declared !== undefined) bytes = declared;
-    else if (typeof chunk !== 'function') add(chunk, rest[0]);
-    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
-  } as typeof outgoing.end;
-  return () => bytes;
+  p.logger.info(record, 'request');
+  for (const o of p.heard) o(record);
 }
 
 /** The middleware: installed first by createApp. */
@@ -121,34 +163,22 @@ export function requestLog(app: Hono, logger: Logger): MiddlewareHandler {
     const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
     // A nested fetch of the same response (bare base path) is logged once, by the outer call.
     if (env?.outgoing && (env.outgoing as Carrier)[FACTS]) return next();
-    const started = performance.now();
-    const f = factsOf(c);
-    const bytesIn = declaredLength(env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length')) ?? 0;
-    const written = env?.outgoing ? countWrites(env.outgoing) : undefined;
-    const emit = (status: number, bytesOut: number, aborted: boolean) => {
-      const record: RequestRecord = {
-        method: c.req.method,
-        route: f.route ?? '(no route)',
-        ...(f.op ? { op: f.op } : {}),
-        status,
-        bytesIn,
-        bytesOut,
-        durationMs: Math.round(performance.now() - started),
-        ...(f.subject ? { subject: f.subject } : {}),
-        ...(f.error ? { error: f.error, detailCode: f.detailCode } : {}),
-        ...(aborted ? { aborted } : {}),
-      };
-      logger.info(record, 'request');
-      for (const o of heard) o(record);
+    const p: Pending = {
+      c,
+      facts: factsOf(c),
+      started: performance.now(),
+      bytesIn: declaredLength(env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length')) ?? 0,
+      logger,
+      heard,
     };
+    const counted = env?.outgoing ? countWrites(env.outgoing) : undefined;
     await next();
     const status = c.res.status;
-    if (env?.outgoing && written) {
-      const outgoing = env.outgoing;
+    if (counted) {
       // Logged once the body is sent (or the client left): the duration covers streaming.
-      outgoing.once('close', () => emit(status, written(), !outgoing.writableFinished));
+      counted.once('close', () => emitRecord(p, status, counted[WRITTEN], !counted.writableFinished));
     } else {
-      emit(status, declaredLength(c.res.headers.get('content-length')) ?? 0, false);
+      emitRecord(p, status, declaredLength(c.res.headers.get('content-length')) ?? 0, false);
     }
   };
 }

@@ -67,8 +67,7 @@ export class ObjectService {
    * may `permission` it (default: the operation's permission in the table).
    */
   async authorized(ctx: CallContext, op: Operation, id: string, permission: Permission = objectPermission(op)): Promise<ObjectRecord> {
-    const load = () => resolveObject(this.metadata, op, id, ctx.version);
-    const record = CACHED.has(op) ? await this.records.lookup(id, load) : await load();
+    const record = CACHED.has(op) ? await this.records.lookup(id, () => resolveObject(this.metadata, op, id, ctx.version)) : await resolveObject(this.metadata, op, id, ctx.version);
     if (!this.access.allows(ctx.session, record.sysmeta, permission)) {
       throw fail(op, 'NotAuthorized', `'${ctx.session.subject}' may not ${permission} '${record.sysmeta.identifier}'`, { pid: id });
     }

@@ -128,13 +128,17 @@ export class SessionResolver {
    */
   clientAddress(remoteAddress: string, headers: HeaderReader): string {
     const peer = normaliseAddress(remoteAddress);
-    const trusted = (a: string) => isIP(a) !== 0 && this.proxies!.check(a, isIPv6(a) ? 'ipv6' : 'ipv4');
-    if (!this.proxies || !trusted(peer)) return peer;
+    if (!this.proxies || !this.#trusted(peer)) return peer;
     const hops = (headers.get('x-forwarded-for') ?? '').split(',').map((h) => normaliseAddress(h.trim())).filter((h) => h !== '');
     for (let i = hops.length - 1; i >= 0; i--) {
-      if (!trusted(hops[i]!)) return hops[i]!;
+      if (!this.#trusted(hops[i]!)) return hops[i]!;
     }
     return peer;
+  }
+
+  /** A proxy this node trusts to say who its client is (a method, not a closure per request). */
+  #trusted(address: string): boolean {
+    return isIP(address) !== 0 && this.proxies!.check(address, isIPv6(address) ? 'ipv6' : 'ipv4');
   }
 
   private async sessionFor(credential: Credential): Promise<Session> {
