@@ -149,6 +149,13 @@ function fromKey(t: PositionTable, lo: PositionKey, alias = 'o'): Fragment {
   return q`${date} >= ${lo.date} AND (${date} > ${lo.date} OR ${key} >= ${t.keyValue(lo.key)})`;
 }
 
+/** `o.(date, key) < hi`, the upper bound of a backward walk, written as an index range like fromKey. */
+function beforeKey(t: PositionTable, hi: PositionKey, alias = 'o'): Fragment {
+  const date = raw(`${alias}.${t.dateCol}`);
+  const key = raw(`${alias}.${t.keyCol}`);
+  return q`${date} <= ${hi.date} AND (${date} < ${hi.date} OR ${key} < ${t.keyValue(hi.key)})`;
+}
+
 function bucketRange(t: PositionTable, lo: PositionKey, next: PositionKey | undefined): Fragment {
   return next === undefined ? fromKey(t, lo) : q`${fromKey(t, lo)} AND NOT (${fromKey(t, next)})`;
 }
@@ -359,6 +366,18 @@ function classCondition(t: PositionTable, pub: boolean, alias = 'o'): Fragment {
   return raw(pub && t.publicCol !== undefined ? `${alias}.${t.publicCol} = 1` : '1 = 1');
 }
 
+/** The first bucket with at least `position` rows of the class before it (undefined: none). */
+function firstFrom(buckets: Bucket[], position: number): Bucket | undefined {
+  let lo = 0;
+  let hi = buckets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (buckets[mid]!.before >= position) hi = mid;
+    else lo = mid + 1;
+  }
+  return buckets[lo];
+}
+
 /** The last bucket whose running count `before` (or first key's date) is at most `value`. */
 function lastAtMost(buckets: Bucket[], value: number, of: (b: Bucket) => number, strict: boolean): Bucket {
   let j = 0;
@@ -413,23 +432,33 @@ export function* positionedPage<Row = Record<string, unknown>>(
   const position = low + page.start;
   const b = lastAtMost(buckets, position, (x) => x.before, false);
   const [date, key] = [t.dateCol, t.keyCol];
-  const offset = position - b.before;
+  // The page is walked to from the nearer known position: the start of the bucket holding its
+  // first row (forward), or the start of the first bucket after its last row, or the end of
+  // the class (backward, the rows then reversed): at most half a bucket is skipped, not a whole one.
+  const end = position + limit;
+  const after = firstFrom(buckets, end);
+  const back = (after === undefined ? last.before + last.n : after.before) - end;
+  const forward = position - b.before <= back;
+  const offset = forward ? position - b.before : back;
+  const range = (alias: string) => (forward ? fromKey(t, b.lo, alias) : after === undefined ? raw('1 = 1') : beforeKey(t, after.lo, alias));
+  const dir = raw(forward ? 'ASC' : 'DESC');
   // Straight from the walk when the index holds every column asked for (no row read), or, on
   // PostgreSQL, when few rows are skipped (DIRECT_SKIP); else a deferred join.
   const direct = page.covered === true || (flavor === 'postgres' && offset <= DIRECT_SKIP);
   const found = yield* rows({
     ...(direct
       ? q`SELECT ${raw(page.columns)} FROM ${classTable(flavor, t, slice.public, 'r')}
-        WHERE ${classCondition(t, slice.public, 'r')} AND ${fromKey(t, b.lo, 'r')}
-        ORDER BY r.${raw(date)}, r.${raw(key)} LIMIT ${limit} OFFSET ${offset}`
+        WHERE ${classCondition(t, slice.public, 'r')} AND ${range('r')}
+        ORDER BY r.${raw(date)} ${dir}, r.${raw(key)} ${dir} LIMIT ${limit} OFFSET ${offset}`
       : q`SELECT ${raw(page.columns)} FROM (
       SELECT o.${raw(date)}, o.${raw(key)} FROM ${classTable(flavor, t, slice.public)}
-      WHERE ${classCondition(t, slice.public)} AND ${fromKey(t, b.lo)}
-      ORDER BY o.${raw(date)}, o.${raw(key)} LIMIT ${limit} OFFSET ${offset}
+      WHERE ${classCondition(t, slice.public)} AND ${range('o')}
+      ORDER BY o.${raw(date)} ${dir}, o.${raw(key)} ${dir} LIMIT ${limit} OFFSET ${offset}
     ) page ${raw(pageRowsJoin(flavor, t.table, key))}
     ORDER BY page.${raw(date)}, page.${raw(key)}`),
     ...(page.arrays ? { arrays: true } : {}),
   });
+  if (direct && !forward) found.reverse();
   return { total, rows: found as Row[] };
 }
 
