@@ -215,14 +215,24 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     const dates = new Map<string, Date>();
     const feed: Array<Omit<FeedEntry, 'seq'>> = [];
     const inserts = change.insert ?? [];
+    // A change of new objects without a seriesId in a write-behind group: their rows are
+    // written with the group's last statement. Anything else may read or change rows of the
+    // group's earlier new objects, which are written first.
+    const behind = group.writeBehind && inserts.length > 0 && !change.replace?.length && !change.remove?.length && inserts.every((r) => r.sysmeta?.seriesId == null);
+    if (!behind) yield* group.flushBehind();
     // Many new records without a seriesId (a wrap scan's batch): their identifier and object
     // rows in multi-row statements. A seriesId is claimed and checked record by record.
-    const plain = inserts.length > 1 ? inserts.filter((r) => r.sysmeta?.seriesId == null) : [];
-    if (plain.length > 1) {
+    const plain = behind ? [] : inserts.length > 1 ? inserts.filter((r) => r.sysmeta?.seriesId == null) : [];
+    if (behind) {
+      for (const record of inserts) {
+        dates.set(record.sysmeta.identifier, this.#insertBehind(record, w, tick, group));
+        feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
+      }
+    } else if (plain.length > 1) {
       const stamped = yield* this.#insertMany(plain, w, tick);
       for (let i = 0; i < plain.length; i++) dates.set(plain[i]!.sysmeta.identifier, stamped[i]!);
     }
-    for (const record of inserts) {
+    for (const record of behind ? [] : inserts) {
       if (plain.length < 2 || record.sysmeta?.seriesId != null) dates.set(record.sysmeta?.identifier, yield* this.#insert(record, w, tick));
       feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
     }
@@ -352,19 +362,33 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
       dates.push(stamped);
     }
     try {
-      for (let i = 0; i < identifiers.length; i += INSERT_CHUNK) {
-        yield* changesOf(q`INSERT INTO mk_identifiers (id, kind, refs) VALUES ${new Rows(identifiers.slice(i, i + INSERT_CHUNK))}`);
-      }
+      yield* insertIdentifierRows(identifiers);
     } catch (e) {
       if (isUniqueViolation(e)) throw new AdapterError('already-exists', `an identifier of these ${records.length} new objects is already in use`, { cause: e });
       throw e;
     }
-    for (let i = 0; i < objects.length; i += INSERT_CHUNK) {
-      yield* changesOf(q`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
-          obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
-        VALUES ${new Rows(objects.slice(i, i + INSERT_CHUNK))}`);
-    }
+    yield* insertObjectRows(objects);
     return dates;
+  }
+
+  /**
+   * A new record without a seriesId, written behind (WriteGroup.flushBehind): its identifier,
+   * object and access rows join the group's last statement. An identifier in use then fails
+   * the group, whose writes run again one by one, this one through `#insert`.
+   */
+  #insertBehind(record: ObjectRecord, w: WriteBatch, tick: ClockTick, group: WriteGroup): Date {
+    const pid = record.sysmeta?.identifier;
+    if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
+    if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
+    const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
+    const c = columns({ ...record.sysmeta, dateSysMetadataModified: stamped });
+    group.defer('identifier rows', [[pid, 'pid', 1]], insertIdentifierRows, { behind: true });
+    group.defer('object rows', [[pid, null, c.format_id, c.date_modified, c.date_uploaded, c.serial_version, record.isReplica ? 1 : 0, c.obsoletes, c.obsoleted_by,
+      record.storageKey, c.sysmeta, c.is_public, c.size, c.checksum_algorithm, c.checksum_value]], insertObjectRows, { behind: true });
+    group.defer('access rows', [...readers(record.sysmeta)].map((s) => [pid, s]), insertAccessRows, { behind: true });
+    w.objects++;
+    w.ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+    return stamped;
   }
 
   *#replace(replacement: NonNullable<CatalogueChange['replace']>[number], w: WriteBatch, tick: ClockTick): Routine<Date> {
@@ -459,6 +483,25 @@ interface WriteBatch {
 function* writeAccess(access: Map<string, Set<string>>): Routine<void> {
   const rows = [...access].flatMap(([pid, subjects]) => [...subjects].map((s) => [pid, s]));
   access.clear();
+  yield* insertAccessRows(rows);
+}
+
+/** New identifier rows (id, kind, refs), INSERT_CHUNK per statement. */
+function* insertIdentifierRows(rows: readonly unknown[][]): Routine<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) yield* changesOf(q`INSERT INTO mk_identifiers (id, kind, refs) VALUES ${new Rows(rows.slice(i, i + INSERT_CHUNK))}`);
+}
+
+/** New object rows in the column order below, INSERT_CHUNK per statement. */
+function* insertObjectRows(rows: readonly unknown[][]): Routine<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    yield* changesOf(q`INSERT INTO mk_objects (pid, series_id, format_id, date_modified, date_uploaded, serial_version, is_replica,
+        obsoletes, obsoleted_by, storage_key, sysmeta, is_public, size, checksum_algorithm, checksum_value)
+      VALUES ${new Rows(rows.slice(i, i + INSERT_CHUNK))}`);
+  }
+}
+
+/** Access rows (pid, subject), 300 per statement. */
+function* insertAccessRows(rows: readonly unknown[][]): Routine<void> {
   for (let i = 0; i < rows.length; i += 300) yield* changesOf(q`INSERT INTO mk_access (pid, subject) VALUES ${new Rows(rows.slice(i, i + 300))}`);
 }
 

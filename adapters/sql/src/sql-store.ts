@@ -240,19 +240,21 @@ export class SqlStore {
     if (group.length === 1) return alone(group[0]!);
     // Optimistic: no savepoint per write (two round trips each, a fifth of a small create's).
     // A write that fails is rare (its checks ran before it was queued); then the whole
-    // transaction rolls back and every write of the group runs again in one of its own, so
-    // only the failing one fails (also after a deadlock, which ends MySQL's transaction).
+    // transaction rolls back and every write of the group runs again in one of its own, in
+    // the order they were sent (a replace of an object the group creates comes after its
+    // insert), so only the failing one fails (also after a deadlock, which ends MySQL's).
     let values: unknown[];
     try {
       values = await this.#transaction('write', async (trx) => {
-        const shared = new WriteGroup(this);
+        // New objects' rows are written behind, together at the end: no round trip per create.
+        const shared = new WriteGroup(this, this.dialect.name === 'postgres');
         const done: unknown[] = [];
         for (const item of group) done.push(await runAsync(trx, this.dialect, item.routine(shared)));
         await runAsync(trx, this.dialect, shared.finish());
         return done;
       });
     } catch {
-      await Promise.all(group.map(alone));
+      for (const item of group) await alone(item);
       return;
     }
     settle(group, values.map((value) => ({ value })));

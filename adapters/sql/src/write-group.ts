@@ -15,11 +15,18 @@ export class WriteGroup {
   /** The clock of this transaction (clock.ts), once a routine locked it. */
   tick: ClockTick | undefined;
   readonly #positions = new Map<PositionTable, PositionDelta[]>();
-  readonly #deferred = new Map<string, { rows: unknown[][]; write: (rows: unknown[][]) => Routine<void>; resultFree: boolean }>();
+  readonly #deferred = new Map<string, { rows: unknown[][]; write: (rows: unknown[][]) => Routine<void>; resultFree: boolean; behind: boolean }>();
   #objects = 0;
   #events = 0;
 
-  constructor(private readonly store: SqlStore) {}
+  /**
+   * @param writeBehind PostgreSQL groups of several writes: new objects' rows may be deferred
+   *   too (`defer` with `behind`), written by `flushBehind` before a routine that reads them.
+   */
+  constructor(
+    private readonly store: SqlStore,
+    readonly writeBehind = false,
+  ) {}
 
   /** A routine's share of the work done once: position deltas per listing, counter deltas. */
   add(work: { positions?: ReadonlyArray<readonly [PositionTable, readonly PositionDelta[]]>; objects?: number; events?: number }): void {
@@ -42,11 +49,25 @@ export class WriteGroup {
    * nothing its statements return, so on PostgreSQL they go out in one statement with the
    * counters and the clock (`finish`).
    */
-  defer(kind: string, rows: readonly unknown[][], write: (rows: unknown[][]) => Routine<void>, options: { resultFree?: boolean } = {}): void {
+  defer(kind: string, rows: readonly unknown[][], write: (rows: unknown[][]) => Routine<void>, options: { resultFree?: boolean; behind?: boolean } = {}): void {
     if (rows.length === 0) return;
     const pending = this.#deferred.get(kind);
     if (pending) pending.rows.push(...rows);
-    else this.#deferred.set(kind, { rows: [...rows], write, resultFree: options.resultFree ?? false });
+    else this.#deferred.set(kind, { rows: [...rows], write, resultFree: (options.resultFree ?? false) || (options.behind ?? false), behind: options.behind ?? false });
+  }
+
+  /**
+   * Writes the rows deferred with `behind` now, as one statement (a write-behind group is
+   * PostgreSQL's): a routine that may read or change rows of new objects calls it first.
+   */
+  *flushBehind(): Routine<void> {
+    const statements: Statement[] = [];
+    for (const [kind, { rows, write, behind }] of this.#deferred) {
+      if (!behind) continue;
+      this.#deferred.delete(kind);
+      statements.push(...statementsOf(write(rows)));
+    }
+    if (statements.length > 0) yield fusedWrites(statements, this.store.db);
   }
 
   /** The shared work, after the last routine (same transaction, before COMMIT). */

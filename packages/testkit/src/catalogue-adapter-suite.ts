@@ -257,6 +257,31 @@ export function runCatalogueAdapterSuite(name: string, ctx: SuiteContext<Catalog
         expect((await m.list({ start: 0, count: 0 })).total).toBe(1);
       });
 
+      h.test('a burst of changes sent at once is applied in the order sent: a replace and a remove of objects the same burst creates, one PID used twice', async (m, tc) => {
+        needWrite(tc, m);
+        // Sent without waiting, so a catalogue that groups concurrent writes gets them in one
+        // group: each must see the ones sent before it, and only the second use of a PID fails.
+        const pids = Array.from({ length: 12 }, (_, i) => `testkit:burst-${String(i).padStart(2, '0')}`);
+        const sent = [
+          ...pids.map((pid) => insert(m, buildObjectRecord(pid, { sysmeta: { accessPolicy: { allow: [{ subject: ['public'], permission: ['read'] }] } } }))),
+          apply(m, { replace: [{ pid: pids[3]!, expectedSerialVersion: 1, sysmeta: buildSystemMetadata(pids[3]!, { serialVersion: 2, size: 333 }) }] }),
+          apply(m, { remove: [{ pid: pids[5]! }] }),
+          insert(m, buildObjectRecord(pids[7]!, { sysmeta: { size: 777 } })),
+          insert(m, buildObjectRecord('testkit:burst-last')),
+        ];
+        const results = await Promise.allSettled(sent);
+        results.forEach((r, i) => {
+          if (i !== pids.length + 2) expect(r.status, `change ${i} of the burst: ${r.status === 'rejected' ? describeError(r.reason) : ''}`).toBe('fulfilled');
+        });
+        await expectAdapterError(sent[pids.length + 2]!, 'already-exists', 'the second insert of one PID');
+        expect((await m.get(pids[3]!))?.sysmeta).toMatchObject({ serialVersion: 2, size: 333 });
+        expect(await m.get(pids[5]!), 'removed in the burst that created it').toBeUndefined();
+        expect((await m.get(pids[7]!))?.sysmeta.size, 'the first insert of the PID stands').not.toBe(777);
+        const page = await all(m, { readableBy: ['public'] });
+        expect(pidsOf(page).filter((p) => p.startsWith('testkit:burst-0') || p.startsWith('testkit:burst-1')).sort()).toEqual(pids.filter((_, i) => i !== 5));
+        expect((await m.list({ start: 0, count: 0 })).total).toBe(pids.length - 1 + 1);
+      });
+
       h.test('concurrent inserts of a pid and a sid with one value: exactly one succeeds', async (m, tc) => {
         needWrite(tc, m);
         const results = await Promise.allSettled([
