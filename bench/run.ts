@@ -7,11 +7,13 @@
 //   npm run bench -- --only wrap --wrap-files 20000   files in the wrapped tree (default 100,000, --quick 2,000)
 //   npm run bench -- --compare <git ref>   also measure that commit of memberkit, in the same rounds
 //   npm run bench -- --out file.json       JSON results elsewhere (default bench-results.json)
-//   npm run bench -- --duration 5          seconds per autocannon run
+//   npm run bench -- --duration 5          seconds per load run
 //   npm run bench -- --backend all         files+sqlite (default), files+postgres, s3+sqlite or all
 //
 // Every node under test runs as `memberkit serve` in its own process, every baseline in
-// another, and the load generator (bench/load-worker.ts, autocannon or node:http) in a third.
+// another, and the load generator (bench/load-worker.ts) in a third: request rates on raw
+// keep-alive sockets (the lightest generator on shared cores), creates with autocannon,
+// transfers with node:http.
 // Each scenario seeds its data once and then runs its measures in rounds (lib/interleave.ts):
 // memberkit and its baseline (and the --compare ref) back to back, the order rotating, so
 // every ratio compares two samples taken side by side. Output: a table on stdout (medians, the

@@ -61,7 +61,7 @@ export interface ResultRow {
 
 export interface BenchOptions {
   quick: boolean;
-  /** Seconds per autocannon run. */
+  /** Seconds per load run. */
   duration: number;
   /** Rounds: every subject measures every measure this many times, interleaved. */
   repeat: number;
