@@ -218,7 +218,7 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     // A change of new objects without a seriesId in a write-behind group: their rows are
     // written with the group's last statement. Anything else may read or change rows of the
     // group's earlier new objects, which are written first.
-    const behind = group.writeBehind && inserts.length > 0 && !change.replace?.length && !change.remove?.length && inserts.every((r) => r.sysmeta?.seriesId == null);
+    const behind = group.writeBehind && inserts.length > 0 && inserts.length <= INSERT_CHUNK && !change.replace?.length && !change.remove?.length && inserts.every((r) => r.sysmeta?.seriesId == null);
     if (!behind) yield* group.flushBehind();
     // Many new records without a seriesId (a wrap scan's batch): their identifier and object
     // rows in multi-row statements. A seriesId is claimed and checked record by record.
@@ -228,6 +228,8 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
         dates.set(record.sysmeta.identifier, this.#insertBehind(record, w, tick, group));
         feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
       }
+      // One statement holds them all at the end: keep it well below PostgreSQL's 65,535 parameters.
+      if (group.behindRows >= BEHIND_ROWS) yield* group.flushBehind();
     } else if (plain.length > 1) {
       const stamped = yield* this.#insertMany(plain, w, tick);
       for (let i = 0; i < plain.length; i++) dates.set(plain[i]!.sysmeta.identifier, stamped[i]!);
@@ -469,6 +471,8 @@ const ONE_MORE_REF = new DialectText((d) => dialectSql(d).upsert(['id'], { refs:
 
 /** Rows per multi-row INSERT of #insertMany (15 parameters each: under every database's limit). */
 const INSERT_CHUNK = 50;
+/** Rows a write-behind group holds before writing them (each of up to 15 parameters). */
+const BEHIND_ROWS = 1000;
 
 /** What the records of one change add up to, written once per transaction. */
 interface WriteBatch {

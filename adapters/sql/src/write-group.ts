@@ -18,6 +18,12 @@ export class WriteGroup {
   readonly #deferred = new Map<string, { rows: unknown[][]; write: (rows: unknown[][]) => Routine<void>; resultFree: boolean; behind: boolean }>();
   #objects = 0;
   #events = 0;
+  #behindRows = 0;
+
+  /** Rows deferred with `behind` and not yet written: a caller flushes past a bound (statement size). */
+  get behindRows(): number {
+    return this.#behindRows;
+  }
 
   /**
    * @param writeBehind PostgreSQL groups of several writes: new objects' rows may be deferred
@@ -51,6 +57,7 @@ export class WriteGroup {
    */
   defer(kind: string, rows: readonly unknown[][], write: (rows: unknown[][]) => Routine<void>, options: { resultFree?: boolean; behind?: boolean } = {}): void {
     if (rows.length === 0) return;
+    if (options.behind) this.#behindRows += rows.length;
     const pending = this.#deferred.get(kind);
     if (pending) pending.rows.push(...rows);
     else this.#deferred.set(kind, { rows: [...rows], write, resultFree: (options.resultFree ?? false) || (options.behind ?? false), behind: options.behind ?? false });
@@ -61,6 +68,7 @@ export class WriteGroup {
    * PostgreSQL's): a routine that may read or change rows of new objects calls it first.
    */
   *flushBehind(): Routine<void> {
+    this.#behindRows = 0;
     const statements: Statement[] = [];
     for (const [kind, { rows, write, behind }] of this.#deferred) {
       if (!behind) continue;

@@ -282,6 +282,21 @@ export function runCatalogueAdapterSuite(name: string, ctx: SuiteContext<Catalog
         expect((await m.list({ start: 0, count: 0 })).total).toBe(pids.length - 1 + 1);
       });
 
+      h.test('a burst of 40 changes of 30 new public objects each sent at once: every object stored, listed and counted', async (m, tc) => {
+        needWrite(tc, m);
+        const changes = Array.from({ length: 40 }, (_, c) =>
+          Array.from({ length: 30 }, (_, i) => buildObjectRecord(`testkit:many-${String(c).padStart(2, '0')}-${String(i).padStart(2, '0')}`, {
+            sysmeta: { accessPolicy: { allow: [{ subject: ['public'], permission: ['read'] }] } },
+          })));
+        await Promise.all(changes.map((records) => insert(m, ...records)));
+        expect((await m.list({ start: 0, count: 0 })).total).toBe(1200);
+        expect((await m.list({ start: 0, count: 0, readableBy: ['public'] })).total).toBe(1200);
+        const listed = new Set<string>();
+        for (let start = 0; start < 1200; start += 500) for (const r of (await m.list({ start, count: 500 })).items) listed.add(r.sysmeta.identifier);
+        expect(listed.size).toBe(1200);
+        expect((await m.get('testkit:many-39-29'))?.sysmeta.identifier).toBe('testkit:many-39-29');
+      });
+
       h.test('concurrent inserts of a pid and a sid with one value: exactly one succeeds', async (m, tc) => {
         needWrite(tc, m);
         const results = await Promise.allSettled([
