@@ -177,7 +177,14 @@ function positionKeyOf(row: Record<string, unknown>): PositionKey {
  * writer). Buckets are locked in key order, so two writers never wait on each other in a cycle
  * here. Run once per transaction, after the rows themselves were written.
  */
-export function* applyPositionDeltas(flavor: SqlFlavor, t: PositionTable, deltas: readonly PositionDelta[], bucketRows = POSITION_BUCKET): SqlSteps<void> {
+export function* applyPositionDeltas(
+  flavor: SqlFlavor,
+  t: PositionTable,
+  deltas: readonly PositionDelta[],
+  bucketRows = POSITION_BUCKET,
+  /** Runs before a split reads the table (rows a write group still holds must be there first). */
+  beforeSplit?: () => SqlSteps<void>,
+): SqlSteps<void> {
   const sorted = deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(comparePositionKeys);
   const grown: Array<{ lo: PositionKey; next: PositionKey | undefined }> = [];
   for (let i = 0; i < sorted.length; ) {
@@ -200,6 +207,7 @@ export function* applyPositionDeltas(flavor: SqlFlavor, t: PositionTable, deltas
     }
     if (n > 0 && asNumber(size[0]?.n ?? 0) >= 2 * bucketRows) grown.push(bucket);
   }
+  if (grown.length > 0 && beforeSplit) yield* beforeSplit();
   for (const bucket of grown) yield* split(t, bucket.lo, bucket.next, bucketRows);
 }
 

@@ -1,7 +1,7 @@
 import type { ClockTick } from './clock.js';
 import { saveClockSteps } from './clock.js';
 import { fusedWrites, statementsOf, type Routine, type Statement } from './executor.js';
-import { applyPositionDeltas, type PositionDelta, type PositionTable } from './position-index.js';
+import { applyPositionDeltas, type PositionDelta, type PositionTable, type SqlSteps } from './position-index.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -67,7 +67,7 @@ export class WriteGroup {
    * Writes the rows deferred with `behind` now, as one statement (a write-behind group is
    * PostgreSQL's): a routine that may read or change rows of new objects calls it first.
    */
-  *flushBehind(): Routine<void> {
+  *flushBehind(): SqlSteps<void> {
     this.#behindRows = 0;
     const statements: Statement[] = [];
     for (const [kind, { rows, write, behind }] of this.#deferred) {
@@ -83,12 +83,19 @@ export class WriteGroup {
     const store = this.store;
     // PostgreSQL: the writes that read no result (on different tables) as one statement, last.
     const fused: Statement[] | undefined = store.dialect.name === 'postgres' ? [] : undefined;
-    // First the deferred rows: writing events adds their positions.
-    for (const { rows, write, resultFree } of this.#deferred.values()) {
+    // First the deferred rows: writing events adds their positions. Rows held behind wait for
+    // the position index: a split counts a bucket's rows in the table, so it writes them first.
+    for (const { rows, write, resultFree, behind } of this.#deferred.values()) {
+      if (behind) continue;
       if (fused && resultFree) fused.push(...statementsOf(write(rows)));
       else yield* write(rows);
     }
-    for (const [table, deltas] of this.#positions) yield* applyPositionDeltas(store.dialect.name, table, deltas, store.positionBucketRows);
+    for (const [table, deltas] of this.#positions) yield* applyPositionDeltas(store.dialect.name, table, deltas, store.positionBucketRows, () => this.flushBehind());
+    for (const { rows, write, behind } of this.#deferred.values()) {
+      if (!behind) continue;
+      if (fused) fused.push(...statementsOf(write(rows)));
+      else yield* write(rows);
+    }
     const counters = store.bump({ objects: this.#objects, events: this.#events });
     const clock = this.tick ? saveClockSteps(this.tick) : undefined;
     if (fused === undefined) {

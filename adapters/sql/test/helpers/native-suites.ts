@@ -213,6 +213,27 @@ export function runNativeSuites(dialect: SqlDialectName): void {
       }
     });
 
+    it('creates sent at once that split buckets leave every page exact (rows written behind are in place before a split counts them)', async () => {
+      await (await openEmpty()).close();
+      const c = createSqlCatalogue({ dialect, connection: fresh.connection, positionBucketRows: 3 });
+      await c.open();
+      try {
+        const pids = Array.from({ length: 40 }, (_, i) => `burst${String(i).padStart(3, '0')}`);
+        // Ten one by one (buckets of 3 behind them), then thirty not awaited one by one: on a
+        // server they form one group, which grows the last bucket past twice its size.
+        for (const pid of pids.slice(0, 10)) await c.catalogue.apply({ insert: [buildObjectRecord(pid)] });
+        await Promise.all(pids.slice(10).map((pid) => c.catalogue.apply({ insert: [buildObjectRecord(pid)] })));
+        const { rows } = await sql<{ pid: unknown }>`SELECT pid FROM mk_objects ORDER BY date_modified, pid`.execute(c.store.db);
+        const all = rows.map((r) => String(r.pid));
+        expect(all).toHaveLength(40);
+        for (let start = 0; start < 40; start++) {
+          expect((await c.catalogue.list({ start, count: 4 })).items.map((r) => r.sysmeta.identifier), `page at ${start}`).toEqual(all.slice(start, start + 4));
+        }
+      } finally {
+        await c.close();
+      }
+    });
+
     it('one bulk write splits the bucket it grew into buckets of the configured size (not a tail that keeps growing)', async () => {
       await (await openEmpty()).close();
       const c = createSqlCatalogue({ dialect, connection: fresh.connection, positionBucketRows: 3 });
