@@ -53,7 +53,9 @@ export class WriteGroup {
    * later routine of the group reads or could conflict on (event entries, feed entries,
    * settled intents); `write` is the same for every call of a kind. `resultFree`: `write` reads
    * nothing its statements return, so on PostgreSQL they go out in one statement with the
-   * counters and the clock (`finish`).
+   * counters and the clock (`finish`). `behind` (write-behind groups only): rows of new objects
+   * that a later routine may read; that routine calls `flushBehind` first, a bucket split writes
+   * them before it counts rows, else they go out with the last statement.
    */
   defer(kind: string, rows: readonly unknown[][], write: (rows: unknown[][]) => Routine<void>, options: { resultFree?: boolean; behind?: boolean } = {}): void {
     if (rows.length === 0) return;
