@@ -220,9 +220,6 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     // group's earlier new objects, which are written first.
     const behind = group.writeBehind && inserts.length > 0 && inserts.length <= INSERT_CHUNK && !change.replace?.length && !change.remove?.length && inserts.every((r) => r.sysmeta?.seriesId == null);
     if (!behind) yield* group.flushBehind();
-    // Many new records without a seriesId (a wrap scan's batch): their identifier and object
-    // rows in multi-row statements. A seriesId is claimed and checked record by record.
-    const plain = behind ? [] : inserts.length > 1 ? inserts.filter((r) => r.sysmeta?.seriesId == null) : [];
     if (behind) {
       for (const record of inserts) {
         dates.set(record.sysmeta.identifier, this.#insertBehind(record, w, tick, group));
@@ -230,13 +227,18 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
       }
       // One statement holds them all at the end: keep it well below PostgreSQL's 65,535 parameters.
       if (group.behindRows >= BEHIND_ROWS) yield* group.flushBehind();
-    } else if (plain.length > 1) {
-      const stamped = yield* this.#insertMany(plain, w, tick);
-      for (let i = 0; i < plain.length; i++) dates.set(plain[i]!.sysmeta.identifier, stamped[i]!);
-    }
-    for (const record of behind ? [] : inserts) {
-      if (plain.length < 2 || record.sysmeta?.seriesId != null) dates.set(record.sysmeta?.identifier, yield* this.#insert(record, w, tick));
-      feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
+    } else {
+      // Many new records without a seriesId (a wrap scan's batch): their identifier and object
+      // rows in multi-row statements. A seriesId is claimed and checked record by record.
+      const plain = inserts.length > 1 ? inserts.filter((r) => r.sysmeta?.seriesId == null) : [];
+      if (plain.length > 1) {
+        const stamped = yield* this.#insertMany(plain, w, tick);
+        for (let i = 0; i < plain.length; i++) dates.set(plain[i]!.sysmeta.identifier, stamped[i]!);
+      }
+      for (const record of inserts) {
+        if (plain.length < 2 || record.sysmeta?.seriesId != null) dates.set(record.sysmeta?.identifier, yield* this.#insert(record, w, tick));
+        feed.push({ pid: record.sysmeta.identifier, kind: 'insert' });
+      }
     }
     for (const replacement of change.replace ?? []) {
       dates.set(replacement.pid, yield* this.#replace(replacement, w, tick));
@@ -349,18 +351,10 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     const identifiers: unknown[][] = [];
     const objects: unknown[][] = [];
     for (const record of records) {
-      const pid = record.sysmeta?.identifier;
-      if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
-      if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
-      const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
-      const sysmeta = { ...record.sysmeta, dateSysMetadataModified: stamped };
-      const c = columns(sysmeta);
+      const { pid, stamped, row } = newObjectRow(record, w, tick);
       identifiers.push([pid, 'pid', 1]);
-      objects.push([pid, null, c.format_id, c.date_modified, c.date_uploaded, c.serial_version, record.isReplica ? 1 : 0, c.obsoletes, c.obsoleted_by,
-        record.storageKey, c.sysmeta, c.is_public, c.size, c.checksum_algorithm, c.checksum_value]);
-      w.access.set(pid, readers(sysmeta));
-      w.objects++;
-      w.ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+      objects.push(row);
+      w.access.set(pid, readers(record.sysmeta));
       dates.push(stamped);
     }
     try {
@@ -379,17 +373,10 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
    * the group, whose writes run again one by one, this one through `#insert`.
    */
   #insertBehind(record: ObjectRecord, w: WriteBatch, tick: ClockTick, group: WriteGroup): Date {
-    const pid = record.sysmeta?.identifier;
-    if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
-    if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
-    const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
-    const c = columns({ ...record.sysmeta, dateSysMetadataModified: stamped });
+    const { pid, stamped, row } = newObjectRow(record, w, tick);
     group.defer('identifier rows', [[pid, 'pid', 1]], insertIdentifierRows, { behind: true });
-    group.defer('object rows', [[pid, null, c.format_id, c.date_modified, c.date_uploaded, c.serial_version, record.isReplica ? 1 : 0, c.obsoletes, c.obsoleted_by,
-      record.storageKey, c.sysmeta, c.is_public, c.size, c.checksum_algorithm, c.checksum_value]], insertObjectRows, { behind: true });
+    group.defer('object rows', [row], insertObjectRows, { behind: true });
     group.defer('access rows', [...readers(record.sysmeta)].map((s) => [pid, s]), insertAccessRows, { behind: true });
-    w.objects++;
-    w.ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
     return stamped;
   }
 
@@ -488,6 +475,24 @@ function* writeAccess(access: Map<string, Set<string>>): Routine<void> {
   const rows = [...access].flatMap(([pid, subjects]) => [...subjects].map((s) => [pid, s]));
   access.clear();
   yield* insertAccessRows(rows);
+}
+
+/**
+ * A new record of a multi-row insert, checked and stamped with the transaction's clock, and
+ * counted in `w` (listing position, object count): its PID, stored date and object row in
+ * insertObjectRows' column order.
+ */
+function newObjectRow(record: ObjectRecord, w: WriteBatch, tick: ClockTick): { pid: string; stamped: Date; row: unknown[] } {
+  const pid = record.sysmeta?.identifier;
+  if (typeof pid !== 'string' || pid === '') throw new AdapterError('invalid', 'sysmeta.identifier must be a non-empty string');
+  if (typeof record.storageKey !== 'string') throw new AdapterError('invalid', `storageKey of ${pid} must be a string`);
+  const stamped = new Date(tick.stamp(epochMs(record.sysmeta.dateSysMetadataModified, 'dateSysMetadataModified')));
+  const c = columns({ ...record.sysmeta, dateSysMetadataModified: stamped });
+  w.objects++;
+  w.ranks.push({ date: c.date_modified, key: pid, n: 1, pub: c.is_public });
+  const row = [pid, c.series_id, c.format_id, c.date_modified, c.date_uploaded, c.serial_version, record.isReplica ? 1 : 0, c.obsoletes, c.obsoleted_by,
+    record.storageKey, c.sysmeta, c.is_public, c.size, c.checksum_algorithm, c.checksum_value];
+  return { pid, stamped, row };
 }
 
 /** New identifier rows (id, kind, refs), INSERT_CHUNK per statement. */
