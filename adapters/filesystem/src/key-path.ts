@@ -26,6 +26,11 @@ export function isInside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(base);
 }
 
+/** A key whose real path leaves the store's root (a symlink on the way): the caller's key is refused. */
+export function outsideTheStore(): AdapterError {
+  return new AdapterError('invalid', 'storage key resolves outside the store');
+}
+
 /** Error codes that mean "the file is not there" for a lookup. */
 export function isAbsent(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;

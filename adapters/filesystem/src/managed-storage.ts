@@ -18,7 +18,7 @@ import {
   type TempWrite,
 } from '@memberkit/types';
 import { DIRECTORY_SYNC_UNSUPPORTED, FileWorkers, workerFailure } from './file-workers.js';
-import { fsError, isAbsent, isInside, keySegments, resolveRange, throwIfAborted } from './key-path.js';
+import { fsError, isAbsent, isInside, keySegments, outsideTheStore, resolveRange, throwIfAborted } from './key-path.js';
 import { mayBeSmall, readSmall, SMALL_READ } from './small-read.js';
 
 export interface FilesystemStorageOptions {
@@ -263,7 +263,7 @@ export class FilesystemStorageAdapter implements StorageAdapter {
     try {
       // The parent must resolve inside the root, so that a symlinked shard cannot redirect the unlink.
       const parent = await realpath(join(path, '..'));
-      if (!isInside(await this.rootReal(), parent)) throw new AdapterError('invalid', 'storage key resolves outside the store');
+      if (!isInside(await this.rootReal(), parent)) throw outsideTheStore();
       await rm(path, { force: true });
     } catch (e) {
       if (isAbsent(e)) return;
@@ -402,7 +402,7 @@ export class FilesystemStorageAdapter implements StorageAdapter {
       if (isAbsent(e)) return undefined;
       throw fsError(e, 'resolving storage key');
     }
-    if (!isInside(await this.rootReal(), real)) throw new AdapterError('invalid', 'storage key resolves outside the store');
+    if (!isInside(await this.rootReal(), real)) throw outsideTheStore();
     return real;
   }
 

@@ -1,7 +1,7 @@
 import { addAbortSignal, Readable } from 'node:stream';
-import { AdapterError, type ByteRange, type StorageReadResult } from '@memberkit/types';
+import type { ByteRange, StorageReadResult } from '@memberkit/types';
 import { workerFailure, type FileWorkers, type ReadJob } from './file-workers.js';
-import { resolveRange } from './key-path.js';
+import { outsideTheStore, resolveRange } from './key-path.js';
 
 /**
  * Files up to this size are read whole on a file worker (realpath, open, fstat, read, close:
@@ -25,7 +25,7 @@ export async function readSmall(workers: FileWorkers, job: ReadJob, options?: { 
   const r = await workers.read(job);
   if ('absent' in r) return undefined;
   if ('error' in r) {
-    if (r.error.code === 'EOUTSIDE') throw new AdapterError('invalid', 'storage key resolves outside the store');
+    if (r.error.code === 'EOUTSIDE') throw outsideTheStore();
     throw workerFailure(r.error, 'read');
   }
   if ('large' in r) return 'large';
