@@ -1,4 +1,4 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 import { DecodeError } from '../decode-error.js';
 
 /** Default bound on an XML document's size; system metadata of a real object is a few KiB. */
@@ -20,98 +20,20 @@ export interface ParsedDocument {
   root: XmlNode;
 }
 
-const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const ENTITY_REF = /&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z_][\w.-]*)?(;)?/g;
-
-function codePointOk(cp: number): boolean {
-  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
-}
-
-/**
- * XML's own entity handling: the five predefined entities and character references
- * (`&#38;`, `&#xE9;`) are decoded; anything else (`&nbsp;`, a bare `&`) is not well-formed.
- * DOCTYPEs are refused before parsing, so no other entity can ever be declared.
- */
-function decodeXmlEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(ENTITY_REF, (whole, ref: string | undefined, semi: string | undefined) => {
-    if (!ref || !semi) throw new DecodeError(`'&' must start an entity or character reference ('${whole}')`);
-    if (ref[0] === '#') {
-      const cp = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      if (!codePointOk(cp)) throw new DecodeError(`character reference '${whole}' is not a legal XML character`);
-      return String.fromCodePoint(cp);
-    }
-    const v = XML_ENTITIES[ref];
-    if (v === undefined) throw new DecodeError(`undeclared entity '${whole}'`);
-    return v;
-  });
-}
-
-const entityDecoder = {
-  setExternalEntities: () => undefined,
-  addInputEntities: () => {
-    throw new DecodeError('entity declarations are not accepted');
-  },
-  reset: () => undefined,
-  setXmlVersion: () => undefined,
-  decode: decodeXmlEntities,
-};
-
-// One shared configuration: values stay strings (an identifier `0012` must not become 12),
-// every element is an array (a single <allow> too), prefixes are dropped so any prefix works.
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  alwaysCreateTextNode: true,
-  isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
-  processEntities: true,
-  htmlEntities: false,
-  entityDecoder,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  commentPropName: false,
-});
+/** Elements nested deeper than this are refused: DataONE's types nest a few levels, a hostile document 100,000. */
+export const MAX_XML_DEPTH = 256;
 
 const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
 
-// Code points XML 1.0 does not allow anywhere in a document (raw, not as references, which
-// decodeXmlEntities checks). The parser does not refuse them; a value holding one would be
-// stored and then could not be written into any answer.
+// Code points XML 1.0 does not allow anywhere in a document (raw; the parser checks character
+// references). Looked for before parsing, so the refusal names the character and its line: a
+// value holding one would be stored and then could not be written into any answer.
 // eslint-disable-next-line no-control-regex
 const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A parser's message, bounded: some list every open tag, which a hostile document makes megabytes long. */
 function short(message: string): string {
   return message.length > 300 ? `${message.slice(0, 300)}…` : message;
-}
-
-function rootStartTag(xml: string): { prefix: string; local: string; tag: string; index: number } {
-  let i = 0;
-  for (;;) {
-    i = xml.indexOf('<', i);
-    if (i < 0) throw new DecodeError('no root element found');
-    const next = xml[i + 1];
-    if (next === '?') i = xml.indexOf('?>', i) + 2;
-    else if (next === '!') i = xml.indexOf('-->', i) + 3;
-    else break;
-    if (i < 2) throw new DecodeError('unterminated prolog');
-  }
-  const end = xml.indexOf('>', i);
-  const tag = xml.slice(i, end < 0 ? undefined : end + 1);
-  const m = /^<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)/.exec(tag);
-  if (!m) throw new DecodeError('malformed root element');
-  return { prefix: (m[1] ?? '').slice(0, -1), local: m[2]!, tag, index: i };
-}
-
-function namespaceOf(prefix: string, startTag: string): string {
-  const attr = prefix ? `xmlns:${prefix}` : 'xmlns';
-  const re = new RegExp(`\\s${attr.replace('.', '\\.')}\\s*=\\s*("([^"]*)"|'([^']*)')`);
-  const m = re.exec(startTag);
-  return m ? (m[2] ?? m[3] ?? '') : '';
 }
 
 /**
@@ -159,19 +81,64 @@ export function parseXml(input: string | Uint8Array, options: ParseOptions = {})
     const line = xml.slice(0, bad.index).split('\n').length;
     throw new DecodeError(`not well-formed XML: character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML (line ${line})`);
   }
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new DecodeError(`not well-formed XML: ${short(valid.err.msg)} (line ${valid.err.line}, column ${valid.err.col})`);
-  const { prefix, local, tag: start, index } = rootStartTag(xml);
-  // Processing instructions in the prolog (a CN's <?xml-stylesheet href="...&..."?>) carry
-  // no data; the parser would read their pseudo-attributes as XML text, so drop them.
-  const prolog = xml.slice(0, index).replace(/<\?(?!xml[\s?])[\s\S]*?\?>/g, '');
-  let tree: Record<string, XmlNode[]>;
+  return buildTree(xml);
+}
+
+/** The local part of a qualified name: any prefix is accepted (`d1:identifier`, `identifier`). */
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
+
+/**
+ * The element tree of a document, read by saxes, a strict streaming parser: well-formedness
+ * is checked as it reads (unclosed or mismatched tags, a second root, duplicated attributes,
+ * undeclared entities, text outside the root), in one pass. Elements become XmlNodes without
+ * prototypes (an element named `__proto__` is a key like any other); attributes `@_local`
+ * (namespace declarations dropped); the text of an element trimmed as `#text` ('' when none;
+ * CDATA counts as text, comments and processing instructions do not).
+ */
+function buildTree(xml: string): ParsedDocument {
+  const parser = new SaxesParser();
+  const open: XmlNode[] = [];
+  const texts: string[] = [];
+  let doc: ParsedDocument | undefined;
+  const addText = (t: string) => {
+    if (open.length > 0) texts[open.length - 1] += t;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('opentag', (tag) => {
+    if (open.length >= MAX_XML_DEPTH) throw new DecodeError(`elements are nested more than ${MAX_XML_DEPTH} levels deep`);
+    const node = Object.create(null) as XmlNode;
+    const attributes = tag.attributes as Record<string, string>;
+    for (const name in attributes) {
+      if (name === 'xmlns' || name.startsWith('xmlns:')) continue;
+      node[`@_${localName(name)}`] = attributes[name];
+    }
+    const local = localName(tag.name);
+    const parent = open[open.length - 1];
+    if (parent === undefined) {
+      const colon = tag.name.indexOf(':');
+      const declaration = colon < 0 ? 'xmlns' : `xmlns:${tag.name.slice(0, colon)}`;
+      doc = { rootName: local, rootNamespace: attributes[declaration] ?? '', root: node };
+    } else {
+      const siblings = parent[local];
+      if (Array.isArray(siblings)) siblings.push(node);
+      else parent[local] = [node];
+    }
+    open.push(node);
+    texts.push('');
+  });
+  parser.on('closetag', () => {
+    open.pop()!['#text'] = texts.pop()!.trim();
+  });
   try {
-    tree = parser.parse(prolog + xml.slice(index)) as Record<string, XmlNode[]>;
+    parser.write(xml).close();
   } catch (e) {
+    if (DecodeError.is(e)) throw e;
     throw new DecodeError(`not well-formed XML: ${short((e as Error).message)}`);
   }
-  const root = tree[local]?.[0];
-  if (!root) throw new DecodeError('no root element found');
-  return { rootName: local, rootNamespace: namespaceOf(prefix, start), root };
+  if (doc === undefined) throw new DecodeError('no root element found');
+  return doc;
 }
