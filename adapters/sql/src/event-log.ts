@@ -77,10 +77,8 @@ export class SqlEventLog implements EventLogStore {
     const slice = eventSlice(query);
     const store = this.store;
     return store.reading('query events', function* () {
-      // Every entry or a date range: any page from the position index (position-index.ts). Its
-      // few steps cost round trips on a server, so shallow unfiltered pages walk there instead.
-      const indexed = store.dialect.name === 'sqlite' || slice?.from !== undefined || slice?.to !== undefined || query.start >= store.positionBucketRows;
-      if (slice !== undefined && indexed) {
+      // Every entry or a date range: any page from the position index (position-index.ts), as listObjects.
+      if (slice !== undefined) {
         const page = yield* positionedPage<unknown[]>(store.dialect.name, EVENT_POSITIONS, slice, { start: query.start, count: query.count, columns: EVENT_COLUMNS, arrays: true });
         if (page !== undefined) return { total: page.total, entries: page.rows.map(fromValues) };
       }

@@ -149,10 +149,10 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
     return store.reading('list objects', function* () {
       if (ranked !== undefined && ranked.others.length === 0) {
         const { slice } = ranked;
-        // Where the listing indexes hold every column asked for (covered), a page of any depth is
-        // one range of the index; otherwise a shallow page of everything walks the sort index.
-        const indexed = covered || slice.public || slice.from !== undefined || slice.to !== undefined || query.start >= store.positionBucketRows;
-        const page = indexed ? yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns, arrays, covered }) : undefined;
+        // Any depth: the walk starts at the nearer end of the page's bucket (at most half a bucket
+        // skipped, also on the first pages, which a walk from the start of the index would skip
+        // up to a whole bucket for), and reads the buckets instead of the counter for its total.
+        const page = yield* positionedPage<Row>(store.dialect.name, OBJECT_POSITIONS, slice, { start: query.start, count: query.count, columns, arrays, covered });
         if (page !== undefined) return page;
       }
       if (ranked !== undefined && ranked.others.length > 0) {
