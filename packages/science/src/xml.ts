@@ -1,40 +1,11 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { budgetsOf, decodeEntities, scanDocument, type DocumentBudgets } from './budgets.js';
+import { xmlTree } from '@memberkit/types';
+import { budgetsOf, scanDocument, type DocumentBudgets } from './budgets.js';
 
 /** Largest science metadata or resource map document read (bytes, UTF-8); larger ones are not read. */
 export const DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 /** An element: attributes `@_name` (prefix removed), text `#text`, child elements always arrays. */
 export type Node = { [key: string]: Node[] | string | undefined };
-
-const entityDecoder = {
-  setExternalEntities: () => undefined,
-  addInputEntities: () => {
-    throw new Error('entity declarations are not accepted');
-  },
-  reset: () => undefined,
-  setXmlVersion: () => undefined,
-  decode: decodeEntities,
-};
-
-// Namespace-agnostic: prefixes removed from elements and attributes, so EML written with
-// `eml:`, `ns2:` or a default namespace reads the same. Values stay strings.
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  alwaysCreateTextNode: true,
-  isArray: (_name, _jpath, _leaf, isAttribute) => !isAttribute,
-  processEntities: true,
-  htmlEntities: false,
-  entityDecoder,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  commentPropName: false,
-});
 
 /** Single-byte, ASCII-compatible encodings a declaration may name wrongly for UTF-8 bytes. */
 const SINGLE_BYTE = /^(?:us-ascii|ascii|iso[-_]?8859[-_]?\d+|latin-?1|l1|windows-125\d|cp125\d|cp819|ibm819)$/;
@@ -110,14 +81,15 @@ export function parseDocument(input: string | Uint8Array, budgets: Partial<Docum
     if (xml === undefined || xml.trim() === '') return { ok: false, budget: false, reason: 'empty or not decodable' };
     const scan = scanDocument(xml, b, { collectText: options.collectText === true });
     if (!scan.ok) return { ok: false, budget: scan.budget, reason: scan.reason };
-    if (XMLValidator.validate(xml) !== true) return { ok: false, budget: false, reason: 'not well-formed XML' };
-    const tree = parser.parse(xml) as Record<string, Node[] | string>;
-    for (const [name, value] of Object.entries(tree)) {
-      if (name.startsWith('#') || name.startsWith('@_') || !Array.isArray(value)) continue;
-      const root = value[0];
-      if (root) return scan.text === undefined ? { ok: true, name, root } : { ok: true, name, root, text: scan.text };
+    // Text as written (mixed content keeps its spaces); any prefix reads the same (EML written
+    // with `eml:`, `ns2:` or a default namespace).
+    let tree: { rootName: string; root: Node };
+    try {
+      tree = xmlTree(xml, { trim: false, maxDepth: b.maxDepth });
+    } catch {
+      return { ok: false, budget: false, reason: 'not well-formed XML' };
     }
-    return { ok: false, budget: false, reason: 'no root element' };
+    return scan.text === undefined ? { ok: true, name: tree.rootName, root: tree.root } : { ok: true, name: tree.rootName, root: tree.root, text: scan.text };
   } catch (err) {
     return { ok: false, budget: false, reason: `not readable: ${(err as Error)?.message ?? String(err)}`.slice(0, 200) };
   }

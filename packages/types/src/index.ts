@@ -9,5 +9,5 @@ export * from './exceptions.js';
 export * from './formats.js';
 export * from './ports/index.js';
 export { nextRevision, withChanges } from './revision.js';
-export { parseXml, DEFAULT_MAX_XML_BYTES, type ParseOptions, type ParsedDocument, type XmlNode } from './xml/safe-parse.js';
+export { parseXml, xmlTree, DEFAULT_MAX_XML_BYTES, MAX_XML_DEPTH, type ParseOptions, type ParsedDocument, type XmlNode, type XmlTreeOptions } from './xml/safe-parse.js';
 export { DETAIL_CODES, OPERATION_PATHS } from './generated/detail-codes.data.js';

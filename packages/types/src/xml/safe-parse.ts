@@ -81,7 +81,7 @@ export function parseXml(input: string | Uint8Array, options: ParseOptions = {})
     const line = xml.slice(0, bad.index).split('\n').length;
     throw new DecodeError(`not well-formed XML: character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} is not allowed in XML (line ${line})`);
   }
-  return buildTree(xml);
+  return xmlTree(xml);
 }
 
 /** The local part of a qualified name: any prefix is accepted (`d1:identifier`, `identifier`). */
@@ -90,15 +90,26 @@ function localName(name: string): string {
   return colon < 0 ? name : name.slice(colon + 1);
 }
 
+export interface XmlTreeOptions {
+  /** Trim each element's text (DataONE's types: whitespace around a value is layout). Default true. */
+  trim?: boolean;
+  /** Elements nested deeper than this are refused. Default MAX_XML_DEPTH. */
+  maxDepth?: number;
+}
+
 /**
  * The element tree of a document, read by saxes, a strict streaming parser: well-formedness
  * is checked as it reads (unclosed or mismatched tags, a second root, duplicated attributes,
  * undeclared entities, text outside the root), in one pass. Elements become XmlNodes without
  * prototypes (an element named `__proto__` is a key like any other); attributes `@_local`
- * (namespace declarations dropped); the text of an element trimmed as `#text` ('' when none;
- * CDATA counts as text, comments and processing instructions do not).
+ * (namespace declarations dropped); an element's text, its pieces joined (those around child
+ * elements too), as `#text` ('' when none; CDATA counts as text, comments and processing
+ * instructions do not). The caller refuses DOCTYPEs first (parseXml, science's budgets).
+ * @throws DecodeError naming the problem.
  */
-function buildTree(xml: string): ParsedDocument {
+export function xmlTree(xml: string, options: XmlTreeOptions = {}): ParsedDocument {
+  const trim = options.trim ?? true;
+  const maxDepth = options.maxDepth ?? MAX_XML_DEPTH;
   const parser = new SaxesParser();
   const open: XmlNode[] = [];
   const texts: string[] = [];
@@ -109,7 +120,7 @@ function buildTree(xml: string): ParsedDocument {
   parser.on('text', addText);
   parser.on('cdata', addText);
   parser.on('opentag', (tag) => {
-    if (open.length >= MAX_XML_DEPTH) throw new DecodeError(`elements are nested more than ${MAX_XML_DEPTH} levels deep`);
+    if (open.length >= maxDepth) throw new DecodeError(`elements are nested more than ${maxDepth} levels deep`);
     const node = Object.create(null) as XmlNode;
     const attributes = tag.attributes as Record<string, string>;
     for (const name in attributes) {
@@ -131,7 +142,8 @@ function buildTree(xml: string): ParsedDocument {
     texts.push('');
   });
   parser.on('closetag', () => {
-    open.pop()!['#text'] = texts.pop()!.trim();
+    const text = texts.pop()!;
+    open.pop()!['#text'] = trim ? text.trim() : text;
   });
   try {
     parser.write(xml).close();
