@@ -86,8 +86,9 @@ export function parseDocument(input: string | Uint8Array, budgets: Partial<Docum
     let tree: { rootName: string; root: Node };
     try {
       tree = xmlTree(xml, { trim: false, maxDepth: b.maxDepth });
-    } catch {
-      return { ok: false, budget: false, reason: 'not well-formed XML' };
+    } catch (err) {
+      // xmlTree's message names the problem and where ("not well-formed XML: 3:14: ...").
+      return { ok: false, budget: false, reason: (err as Error).message.slice(0, 200) };
     }
     return scan.text === undefined ? { ok: true, name: tree.rootName, root: tree.root } : { ok: true, name: tree.rootName, root: tree.root, text: scan.text };
   } catch (err) {

@@ -91,7 +91,7 @@ function localName(name: string): string {
 }
 
 export interface XmlTreeOptions {
-  /** Trim each element's text (DataONE's types: whitespace around a value is layout). Default true. */
+  /** Trim an element's text (DataONE's types: whitespace around a value is layout). Default true. */
   trim?: boolean;
   /** Elements nested deeper than this are refused. Default MAX_XML_DEPTH. */
   maxDepth?: number;
