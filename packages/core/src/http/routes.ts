@@ -142,6 +142,15 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
       const record = await objects.describe(ctx, id(c));
       const sm = record.sysmeta;
       const headers = derivedOnce(sm, `describe headers ${version}`, () => ({ ...objectHeaders(sm, version), 'Content-Length': String(sm.size) }));
+      // Hono answers HEAD with a new Response around the route's, which @hono/node-server can
+      // only write through fetch Headers (a tenth of a describe's CPU in a profile): the head
+      // goes to node's response here (X-Content-Type-Options, set by the app, is merged in).
+      const outgoing = nodeResponse(c);
+      if (outgoing) {
+        outgoing.writeHead(200, headers);
+        outgoing.end();
+        return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+      }
       // A copy: the cached object is shared by every later describe of this record.
       return new Response(null, { status: 200, headers: { ...headers } });
     }
