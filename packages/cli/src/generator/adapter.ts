@@ -112,7 +112,7 @@ function packageJson(text: string, options: GenerateAdapterOptions, toRoot: stri
   } else {
     // Released packages: their dist is plain JavaScript, so no source condition and no
     // decorator settings are needed to run the development node.
-    pkg.scripts.serve = 'node --import tsx dev/serve.ts';
+    pkg.scripts.serve = 'exec node --import tsx dev/serve.ts';
   }
   if (releaseSpecs) {
     // Every @memberkit package from the release's tarballs (the scope is not published: a
