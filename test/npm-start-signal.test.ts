@@ -3,28 +3,14 @@
 // child, so the child must be the node process (the script execs it). Before, npm's `sh -c`
 // died and left the node running, holding the port, and the next start failed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeConfig } from './support/node-process.js';
-import { childEnv } from './support/processes.js';
+import { childEnv, processesOf } from './support/processes.js';
 
 const ROOT = join(import.meta.dirname, '..');
-
-/** Processes whose command line names `dir` (the node serving it, or anything left of it). */
-function processesOf(dir: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir)) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
   const end = Date.now() + ms;

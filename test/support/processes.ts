@@ -1,6 +1,7 @@
 // Commands run the way a user runs them (a shell command line in a folder), for the tests
 // that check the README's and the release's commands end to end.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The environment of a child process, without the parent vitest's own variables. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -79,4 +80,18 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     child.kill(signal);
   }
+}
+
+/** Processes whose command line names `dir` (a node serving a data folder, and anything it started). */
+export function processesOf(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir)) found.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
 }

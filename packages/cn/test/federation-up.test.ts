@@ -5,12 +5,13 @@
 // group, as a terminal sends it) stops all three. A second run on the same folder reuses it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { NodeCodec, NodeListCodec, SystemMetadataCodec } from '@memberkit/types';
 import { CnClient, runCli } from './harness.js';
+import { processesOf } from '../../../test/support/processes.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const DEVELOPER = 'CN=memberkit developer,DC=local';
@@ -44,20 +45,6 @@ async function federationUp(dir: string): Promise<Federation> {
   });
   const urls = [...output.matchAll(/ (http:\/\/127\.0\.0\.1:\d+\/(cn|mn)) /g)].map((m) => m[1]!);
   return { npm, output: () => output, cn: urls.find((u) => u.endsWith('/cn'))!, mns: urls.filter((u) => u.endsWith('/mn')) };
-}
-
-/** Processes whose command line names `dir` (the federation command and the three nodes). */
-function processesOf(dir: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir)) found.push(Number(entry));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return found;
 }
 
 /** Ctrl-C: SIGINT to the whole process group (npm ends on it, as in a terminal); resolves when no process of the federation is left. */
