@@ -15,6 +15,11 @@ export function xmlResponse(body: string, status = 200, headers: Record<string, 
 /** @hono/node-server's header for "the handler wrote the answer to env.outgoing itself". */
 export const ALREADY_SENT = 'x-hono-already-sent';
 
+/** What a handler returns after writing its whole answer to node's response itself (nodeResponse). */
+export function alreadySent(): Response {
+  return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+}
+
 /** The node:http response when served by @hono/node-server (absent under app.request in tests). */
 export function nodeResponse(c: Context): ServerResponse | undefined {
   const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
@@ -40,7 +45,7 @@ export function xmlPartsResponse(c: Context, parts: string[]): Response {
   outgoing.cork();
   for (const part of parts) outgoing.write(part);
   outgoing.end();
-  return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+  return alreadySent();
 }
 
 /**

@@ -20,7 +20,7 @@ import type { NodeServices } from './services.js';
 import type { OperationRoute } from '../extension.js';
 import { parseMultipart, partText } from './multipart.js';
 import { QueryParams } from './params.js';
-import { ALREADY_SENT, identifierResponse, nodeResponse, NOSNIFF, trueResponse, xmlPartsResponse, xmlResponse } from './responses.js';
+import { alreadySent, identifierResponse, nodeResponse, NOSNIFF, trueResponse, xmlPartsResponse, xmlResponse } from './responses.js';
 import { contentDisposition, fileNameOf, objectHeaders } from '../services/header-values.js';
 import { derivedOnce } from '../services/record-cache.js';
 
@@ -86,7 +86,7 @@ async function download(c: Context, record: ObjectRecord, version: ApiVersion, o
     if (outgoing && c.req.method === 'GET') {
       outgoing.writeHead(status, headers);
       sendStream(content.stream, outgoing);
-      return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+      return alreadySent();
     }
     const signal = c.req.raw.signal;
     signal?.addEventListener('abort', () => content.stream.destroy(), { once: true });
@@ -149,7 +149,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
       if (outgoing) {
         outgoing.writeHead(200, headers);
         outgoing.end();
-        return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+        return alreadySent();
       }
       // A copy: the cached object is shared by every later describe of this record.
       return new Response(null, { status: 200, headers: { ...headers } });
