@@ -6,6 +6,8 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
+  /** Whether a line at `level` would be written (pino's); absent: assume it would. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 export function createLogger(options: { level?: string; pretty?: boolean } = {}): Logger {

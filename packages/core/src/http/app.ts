@@ -37,19 +37,8 @@ export interface AppOptions {
  */
 export function createBaseApp(logger: Logger): Hono {
   const app = new Hono({ getPath: rawPath });
-  app.use('*', requestLog(app, logger));
   // No client may guess a type other than the one declared (uploaded bytes are served as is).
-  app.use('*', async (c, next) => {
-    // On Node, set on the socket's response before the route runs: node-server merges it into
-    // the head it writes, and the route's Response keeps its light form (no Headers object).
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-    if (outgoing) {
-      outgoing.setHeader('X-Content-Type-Options', NOSNIFF);
-      return next();
-    }
-    await next();
-    c.res.headers.set('X-Content-Type-Options', NOSNIFF);
-  });
+  app.use('*', requestLog(app, logger, { 'X-Content-Type-Options': NOSNIFF }));
   return app;
 }
 
@@ -89,7 +78,8 @@ export function operationRoute(deps: { sessions: SessionResolver; logger: Logger
         noteOperation(c, op);
         const socket = (c.env as { incoming?: { socket?: import('node:tls').TLSSocket } } | undefined)?.incoming?.socket;
         const headers = headerReader(c);
-        const session = await deps.sessions.resolve(op, { headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
+        const resolving = deps.sessions.resolve(op, { headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
+        const session = resolving instanceof Promise ? await resolving : resolving;
         noteSubject(c, session.subject);
         const ctx = new RequestCallContext(c, session, deps.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', headers), headers.get('user-agent') ?? '', version);
         return await handler(c, ctx, new QueryParams(op, c.req.url));

@@ -135,6 +135,8 @@ interface Pending {
   bytesIn: number;
   logger: Logger;
   heard: RequestObserver[];
+  /** The answer's status, once the route has answered. */
+  status: number;
 }
 
 function emitRecord(p: Pending, status: number, bytesOut: number, aborted: boolean): void {
@@ -155,14 +157,28 @@ function emitRecord(p: Pending, status: number, bytesOut: number, aborted: boole
   for (const o of p.heard) o(record);
 }
 
-/** The middleware: installed first by createApp. */
-export function requestLog(app: Hono, logger: Logger): MiddlewareHandler {
+const PENDING = Symbol('memberkit pending request record');
+
+/** The response's 'close' listener: one function for every request, its facts on the response. */
+function onClose(this: Counted & { [PENDING]: Pending }): void {
+  const p = this[PENDING];
+  emitRecord(p, p.status, this[WRITTEN], !this.writableFinished);
+}
+
+/**
+ * The middleware: installed first by createBaseApp. Also answers every response with
+ * `X-Content-Type-Options: nosniff` (`headers`, set on Node's response before the route runs,
+ * so node-server merges them into the head and a route's Response keeps its light form).
+ */
+export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<string, string>> = {}): MiddlewareHandler {
   const heard: RequestObserver[] = [];
   observers.set(app, heard);
+  const names = Object.keys(headers);
   return async (c, next) => {
     const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+    const outgoing = env?.outgoing;
     // A nested fetch of the same response (bare base path) is logged once, by the outer call.
-    if (env?.outgoing && (env.outgoing as Carrier)[FACTS]) return next();
+    if (outgoing && (outgoing as Carrier)[FACTS]) return next();
     const p: Pending = {
       c,
       facts: factsOf(c),
@@ -170,15 +186,20 @@ export function requestLog(app: Hono, logger: Logger): MiddlewareHandler {
       bytesIn: declaredLength(env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length')) ?? 0,
       logger,
       heard,
+      status: 0,
     };
-    const counted = env?.outgoing ? countWrites(env.outgoing) : undefined;
-    await next();
-    const status = c.res.status;
-    if (counted) {
+    if (outgoing) {
+      for (const name of names) outgoing.setHeader(name, headers[name]!);
+      const counted = countWrites(outgoing);
+      await next();
       // Logged once the body is sent (or the client left): the duration covers streaming.
-      counted.once('close', () => emitRecord(p, status, counted[WRITTEN], !counted.writableFinished));
-    } else {
-      emitRecord(p, status, declaredLength(c.res.headers.get('content-length')) ?? 0, false);
+      p.status = c.res.status;
+      (counted as Counted & { [PENDING]: Pending })[PENDING] = p;
+      if (heard.length > 0 || logger.isLevelEnabled?.('info') !== false) counted.on('close', onClose);
+      return;
     }
+    await next();
+    for (const name of names) c.res.headers.set(name, headers[name]!);
+    emitRecord(p, c.res.status, declaredLength(c.res.headers.get('content-length')) ?? 0, false);
   };
 }

@@ -12,12 +12,39 @@ export function xmlResponse(body: string, status = 200, headers: Record<string, 
   return new Response(body, { status, headers: { 'Content-Type': XML_CONTENT_TYPE, ...headers } });
 }
 
+/** A whole XML document and its head (Content-Type, Content-Length), made once and kept with a cached record. */
+export interface XmlDocument {
+  readonly body: string;
+  readonly head: Readonly<Record<string, string>>;
+}
+
+export function xmlDocument(body: string): XmlDocument {
+  return { body, head: { 'Content-Type': XML_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)) } };
+}
+
+/**
+ * A 200 answer of a prepared document. node-server writes a string body with its init headers
+ * as they are (the object is only read: it already holds Content-Length), with no Response to
+ * take apart; writing to node's response here would need alreadySent(), which costs a full
+ * fetch Response on node-server's side.
+ */
+export function xmlDocumentResponse(doc: XmlDocument): Response {
+  return new Response(doc.body, { status: 200, headers: doc.head });
+}
+
 /** @hono/node-server's header for "the handler wrote the answer to env.outgoing itself". */
 export const ALREADY_SENT = 'x-hono-already-sent';
 
-/** What a handler returns after writing its whole answer to node's response itself (nodeResponse). */
+let sent: Response | undefined;
+
+/**
+ * What a handler returns after writing its whole answer to node's response itself (nodeResponse).
+ * One Response for every such answer: node-server and Hono only read it (a body-less Response
+ * costs node-server a fetch Response per use to read its headers; made once, it is made once).
+ * Made on first use, once node-server has installed its Response class.
+ */
 export function alreadySent(): Response {
-  return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+  return (sent ??= new Response(null, { headers: { [ALREADY_SENT]: 'true' } }));
 }
 
 /** The node:http response when served by @hono/node-server (absent under app.request in tests). */

@@ -20,7 +20,7 @@ import type { NodeServices } from './services.js';
 import type { OperationRoute } from '../extension.js';
 import { parseMultipart, partText } from './multipart.js';
 import { QueryParams } from './params.js';
-import { alreadySent, identifierResponse, nodeResponse, NOSNIFF, trueResponse, xmlPartsResponse, xmlResponse } from './responses.js';
+import { alreadySent, identifierResponse, nodeResponse, NOSNIFF, trueResponse, xmlDocument, xmlDocumentResponse, xmlPartsResponse, xmlResponse } from './responses.js';
 import { contentDisposition, fileNameOf, objectHeaders } from '../services/header-values.js';
 import { derivedOnce } from '../services/record-cache.js';
 
@@ -197,7 +197,7 @@ export function registerRoutes(app: Hono, version: ApiVersion, services: NodeSer
     '/meta/:id{.+}',
     operation('MNRead.getSystemMetadata', async (c, ctx) => {
       const { sysmeta } = await objects.getSystemMetadata(ctx, id(c));
-      return xmlResponse(derivedOnce(sysmeta, version, () => SystemMetadataCodec.encode(sysmeta, version)));
+      return xmlDocumentResponse(derivedOnce(sysmeta, `meta ${version}`, () => xmlDocument(SystemMetadataCodec.encode(sysmeta, version))));
     }),
   );
 

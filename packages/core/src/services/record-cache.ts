@@ -78,6 +78,9 @@ export function derivedOnce<T>(owner: object, key: string, compute: () => T): T 
   if (!Object.isFrozen(owner)) return compute();
   let values = derived.get(owner);
   if (values === undefined) derived.set(owner, (values = new Map()));
-  if (!values.has(key)) values.set(key, compute());
-  return values.get(key) as T;
+  const known = values.get(key);
+  if (known !== undefined) return known as T;
+  const value = compute();
+  values.set(key, value);
+  return value;
 }

@@ -108,7 +108,15 @@ export class SessionResolver {
     if (cnBaseUrl && (identity.cnSubjectsFromNodeList ?? true)) this.cnSubjects = new CnSubjects({ cnBaseUrl, ttlMs, timeoutMs, cache, logger });
   }
 
-  async resolve(op: Operation, request: SessionRequest): Promise<Session> {
+  resolve(op: Operation, request: SessionRequest): Session | Promise<Session> {
+    // A caller presenting nothing (most reads) is public at once: no promise on that path.
+    if (!request.tlsSocket && request.headers.get('authorization') === null && (this.proxies === undefined || request.headers.get(this.proxyHeader) === null)) {
+      return publicSession();
+    }
+    return this.#resolve(op, request);
+  }
+
+  async #resolve(op: Operation, request: SessionRequest): Promise<Session> {
     const credentials: Credential[] = [];
     const tls = this.fromTls(op, request.tlsSocket);
     if (tls) credentials.push(tls);
