@@ -9,6 +9,18 @@ import type { Operation } from '../errors.js';
 /** read < write < changePermission: a grant implies the lesser permissions. */
 const LEVEL: Record<Permission, number> = { read: 1, write: 2, changePermission: 3 };
 
+/** Whether one of `subjects` is in `set`. */
+function holdsAny(subjects: ReadonlySet<string>, set: ReadonlySet<string>): boolean {
+  if (set.size === 0) return false;
+  for (const s of subjects) if (set.has(s)) return true;
+  return false;
+}
+
+/** `some` callback with the caller's subjects as `this` (no closure per call). */
+function isIn(this: ReadonlySet<string>, subject: string): boolean {
+  return this.has(subject);
+}
+
 /**
  * The node's authorization rules, in one place:
  * - node administrators and the federation's CN subjects hold every right on every object;
@@ -27,11 +39,11 @@ export class AccessControl {
   }
 
   isAdministrator(session: Session): boolean {
-    return [...session.subjects].some((s) => this.admins.has(s));
+    return holdsAny(session.subjects, this.admins);
   }
 
   isCoordinatingNode(session: Session): boolean {
-    return session.coordinatingNode === true || [...session.subjects].some((s) => this.cns.has(s));
+    return session.coordinatingNode === true || holdsAny(session.subjects, this.cns);
   }
 
   /** Administrators and CNs see and may do everything. */
@@ -43,9 +55,12 @@ export class AccessControl {
     if (this.isPrivileged(session)) return true;
     if (session.subjects.has(sysmeta.rightsHolder)) return true;
     const needed = LEVEL[permission];
-    return (sysmeta.accessPolicy?.allow ?? []).some(
-      (rule) => rule.subject.some((s) => session.subjects.has(s)) && rule.permission.some((p) => (LEVEL[p] ?? 0) >= needed),
-    );
+    // Loops, not some() with closures: this runs on every read of an object.
+    for (const rule of sysmeta.accessPolicy?.allow ?? []) {
+      if (!rule.subject.some(isIn, session.subjects)) continue;
+      for (const p of rule.permission) if ((LEVEL[p] ?? 0) >= needed) return true;
+    }
+    return false;
   }
 
   /**
