@@ -74,9 +74,9 @@ export class ChangeNotifier {
  * that keeps derived state (a query index, a cache): every change of every process, in commit
  * order. `catchUp` reads the head (one cheap query) and hands the entries after the consumer's
  * position to it; call it before answering a request that must reflect every committed change
- * (an object made private elsewhere is then refused at once). Runs are serialized, so a caller
- * always waits for a run that started after it asked; callers that ask while a run is under way
- * share the next run (concurrent requests pay one head read between them).
+ * (an object made private elsewhere is then refused at once). The callers of one turn of the
+ * event loop share one head read started in that turn (concurrent requests pay one read between
+ * them); reads of different turns overlap, and entries reach the consumer one run at a time.
  */
 export class ChangeFollower {
   private position: number | undefined;
@@ -117,11 +117,16 @@ export class ChangeFollower {
   /** Hand every change committed up to now to the consumer. A no-op before `begin` or without a feed. */
   catchUp(): Promise<void> {
     if (this.next) return this.next;
-    const run = this.last.then(() => {
-      this.next = undefined;
-      return this.run();
-    });
+    // The head is read by a query started in this turn of the event loop: every request parsed
+    // in this turn was sent before it began, so a commit it could have seen is one the query
+    // sees. Heads of later turns are read at once, beside this one (a request does not wait for
+    // an earlier read to end before its own starts); the entries are handed over in order.
+    const head = this.available && this.position !== undefined ? this.metadata.changeHead!() : undefined;
+    const run = Promise.all([head, this.last]).then(([h]) => (h === undefined ? undefined : this.runTo(h)));
     this.next = run;
+    setImmediate(() => {
+      if (this.next === run) this.next = undefined;
+    });
     this.last = run.catch(() => undefined);
     return run;
   }
@@ -131,9 +136,8 @@ export class ChangeFollower {
     return this.last;
   }
 
-  private async run(): Promise<void> {
-    if (!this.available || this.position === undefined) return;
-    const head = await this.metadata.changeHead!();
+  private async runTo(head: number): Promise<void> {
+    if (this.position === undefined) return;
     while (this.position < head) {
       const page = await this.metadata.changesSince!(this.position, this.pageSize);
       if (page.entries.length === 0) {
