@@ -5,7 +5,7 @@ import { fail, toDataONEException, type Operation } from '../errors.js';
 import type { CallContext } from '../session.js';
 import type { Logger } from '../logger.js';
 import type { OperationRoute } from '../extension.js';
-import type { SessionResolver } from '../services/session-resolver.js';
+import type { HeaderReader, SessionResolver } from '../services/session-resolver.js';
 import { headerReader } from './request-headers.js';
 import { clientSignal } from './request-body.js';
 import { QueryParams } from './params.js';
@@ -50,14 +50,25 @@ export function createBaseApp(logger: Logger): Hono {
  */
 class RequestCallContext implements CallContext {
   readonly #c: Context;
-  constructor(
-    c: Context,
-    readonly session: CallContext['session'],
-    readonly ipAddress: string,
-    readonly userAgent: string,
-    readonly version: ApiVersion,
-  ) {
+  readonly #sessions: SessionResolver;
+  readonly #peer: string;
+  readonly #headers: HeaderReader;
+  #ipAddress: string | undefined;
+
+  constructor(c: Context, readonly session: CallContext['session'], sessions: SessionResolver, peer: string, headers: HeaderReader, readonly version: ApiVersion) {
     this.#c = c;
+    this.#sessions = sessions;
+    this.#peer = peer;
+    this.#headers = headers;
+  }
+
+  /** The caller's address, worked out on first use (reads log none; writes and downloads do). */
+  get ipAddress(): string {
+    return (this.#ipAddress ??= this.#sessions.clientAddress(this.#peer, this.#headers));
+  }
+
+  get userAgent(): string {
+    return this.#headers.get('user-agent') ?? '';
   }
 
   /** Made on first use (most operations never read it): see clientSignal. */
@@ -78,10 +89,11 @@ export function operationRoute(deps: { sessions: SessionResolver; logger: Logger
         noteOperation(c, op);
         const socket = (c.env as { incoming?: { socket?: import('node:tls').TLSSocket } } | undefined)?.incoming?.socket;
         const headers = headerReader(c);
-        const resolving = deps.sessions.resolve(op, { headers, ...(socket && 'encrypted' in socket ? { tlsSocket: socket } : {}), remoteAddress: socket?.remoteAddress ?? '127.0.0.1' });
+        const peer = socket?.remoteAddress ?? '127.0.0.1';
+        const resolving = deps.sessions.resolve(op, socket && 'encrypted' in socket ? { headers, tlsSocket: socket, remoteAddress: peer } : { headers, remoteAddress: peer });
         const session = resolving instanceof Promise ? await resolving : resolving;
         noteSubject(c, session.subject);
-        const ctx = new RequestCallContext(c, session, deps.sessions.clientAddress(socket?.remoteAddress ?? '127.0.0.1', headers), headers.get('user-agent') ?? '', version);
+        const ctx = new RequestCallContext(c, session, deps.sessions, peer, headers, version);
         return await handler(c, ctx, new QueryParams(op, c.req.url));
       } catch (err) {
         const pid = c.req.param('id');

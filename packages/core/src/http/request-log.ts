@@ -44,7 +44,8 @@ interface Facts {
  * route that answers by fetching the app again (the bare base path) shares its outer facts.
  */
 const FACTS = Symbol('memberkit request facts');
-type Carrier = { [FACTS]?: Facts };
+/** null: a request nobody records (no request line at the logger's level, no observer). */
+type Carrier = { [FACTS]?: Facts | null };
 const observers = new WeakMap<Hono, RequestObserver[]>();
 
 /** Kept on the response object itself: a WeakMap entry per request costs the collector more. */
@@ -52,21 +53,24 @@ function carrierOf(c: Context): Carrier {
   return ((c.env as { outgoing?: object } | undefined)?.outgoing ?? c.req.raw) as Carrier;
 }
 
-function factsOf(c: Context): Facts {
+function factsOf(c: Context): Facts | undefined {
   const carrier = carrierOf(c);
-  return (carrier[FACTS] ??= {});
+  const facts = carrier[FACTS];
+  return facts === null ? undefined : (facts ?? (carrier[FACTS] = {}));
 }
 
 /** The operation a route answers, and its pattern (called by the route wrapper). */
 export function noteOperation(c: Context, op: string): void {
   const f = factsOf(c);
+  if (!f) return;
   f.op ??= op;
   f.route ??= c.req.routePath;
 }
 
 /** Who is calling (called once the session is resolved). */
 export function noteSubject(c: Context, subject: string): void {
-  factsOf(c).subject ??= subject;
+  const f = factsOf(c);
+  if (f) f.subject ??= subject;
 }
 
 /**
@@ -75,8 +79,10 @@ export function noteSubject(c: Context, subject: string): void {
  */
 export function noteFailure(c: Context, logger: Logger, err: unknown, exception: DataONEException, context: { op: string; pid?: string }): void {
   const f = factsOf(c);
-  f.error ??= exception.exceptionName;
-  f.detailCode ??= exception.detailCode;
+  if (f) {
+    f.error ??= exception.exceptionName;
+    f.detailCode ??= exception.detailCode;
+  }
   if (isUnexpected(err) && exception.exceptionName !== 'NotImplemented') logger.error({ err, ...context }, 'operation failed');
 }
 
@@ -178,10 +184,16 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
     const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
     const outgoing = env?.outgoing;
     // A nested fetch of the same response (bare base path) is logged once, by the outer call.
-    if (outgoing && (outgoing as Carrier)[FACTS]) return next();
+    if (outgoing && (outgoing as Carrier)[FACTS] !== undefined) return next();
+    if (outgoing && heard.length === 0 && logger.isLevelEnabled?.('info') === false) {
+      // Nobody reads this request's record: nothing is counted or kept for it.
+      (outgoing as Carrier)[FACTS] = null;
+      for (const name of names) outgoing.setHeader(name, headers[name]!);
+      return next();
+    }
     const p: Pending = {
       c,
-      facts: factsOf(c),
+      facts: factsOf(c)!,
       started: performance.now(),
       bytesIn: declaredLength(env?.incoming ? env.incoming.headers['content-length'] : c.req.raw.headers.get('content-length')) ?? 0,
       logger,
@@ -195,7 +207,7 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
       // Logged once the body is sent (or the client left): the duration covers streaming.
       p.status = c.res.status;
       (counted as Counted & { [PENDING]: Pending })[PENDING] = p;
-      if (heard.length > 0 || logger.isLevelEnabled?.('info') !== false) counted.on('close', onClose);
+      counted.on('close', onClose);
       return;
     }
     await next();
