@@ -74,9 +74,10 @@ export class ChangeNotifier {
  * that keeps derived state (a query index, a cache): every change of every process, in commit
  * order. `catchUp` reads the head (one cheap query) and hands the entries after the consumer's
  * position to it; call it before answering a request that must reflect every committed change
- * (an object made private elsewhere is then refused at once). The callers of one turn of the
- * event loop share one head read started in that turn (concurrent requests pay one read between
- * them); reads of different turns overlap, and entries reach the consumer one run at a time.
+ * (an object made private elsewhere is then refused at once). A caller always waits for a head
+ * read issued after it asked; the callers of one turn of the event loop share one (concurrent
+ * requests pay one read between them); reads of different turns overlap, and entries reach the
+ * consumer one run at a time.
  */
 export class ChangeFollower {
   private position: number | undefined;
@@ -117,16 +118,20 @@ export class ChangeFollower {
   /** Hand every change committed up to now to the consumer. A no-op before `begin` or without a feed. */
   catchUp(): Promise<void> {
     if (this.next) return this.next;
-    // The head is read by a query started in this turn of the event loop: every request parsed
-    // in this turn was sent before it began, so a commit it could have seen is one the query
-    // sees. Heads of later turns are read at once, beside this one (a request does not wait for
-    // an earlier read to end before its own starts); the entries are handed over in order.
-    const head = this.available && this.position !== undefined ? this.metadata.changeHead!() : undefined;
-    const run = Promise.all([head, this.last]).then(([h]) => (h === undefined ? undefined : this.runTo(h)));
-    this.next = run;
-    setImmediate(() => {
-      if (this.next === run) this.next = undefined;
+    // The head is read once the callers of this turn of the event loop have asked (at its check
+    // phase), so every caller waits for a read issued after it asked; callers until then share
+    // it. A later turn's read is issued beside one still under way (it does not wait for it to
+    // end, as a request arriving during a read used to); the entries are handed over in order.
+    const previous = this.last;
+    const head = new Promise<number | undefined>((resolve, reject) => {
+      setImmediate(() => {
+        this.next = undefined;
+        if (!this.available || this.position === undefined) return resolve(undefined);
+        this.metadata.changeHead!().then(resolve, reject);
+      });
     });
+    const run = Promise.all([head, previous]).then(([h]) => (h === undefined ? undefined : this.runTo(h)));
+    this.next = run;
     this.last = run.catch(() => undefined);
     return run;
   }
