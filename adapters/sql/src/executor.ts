@@ -249,10 +249,14 @@ export class SqliteSync {
    * SQLite's `PRAGMA data_version`: moves when another connection (another process) commits to
    * the database, not on this connection's own commits.
    */
-  dataVersion(): number {
+  dataVersion(fresh = false): number {
     // Read once per event-loop turn: the requests parsed in one turn were sent before it began,
     // so a commit racing them is one they could not have seen either. The statement takes the
     // file's shared lock and costs tens of microseconds, per request on the cached read path.
+    // That holds for a value read while the turn's requests are handled: a reader outside them
+    // (a catch-up run at the check phase, a timer) asks `fresh`, which neither uses nor keeps
+    // the turn's value (kept, it would outlive the check phase into the next turn's requests).
+    if (fresh) return this.statements.prepare('PRAGMA data_version').pluck().get() as number;
     if (this.#dataVersion === undefined) {
       this.#dataVersion = this.statements.prepare('PRAGMA data_version').pluck().get() as number;
       setImmediate(() => (this.#dataVersion = undefined));

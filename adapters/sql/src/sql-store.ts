@@ -130,11 +130,12 @@ export class SqlStore {
    * On SQLite, a mark that moves whenever the database may have changed since it was last
    * read: another process committed (`PRAGMA data_version`) or this store did (a count of its
    * write commits; taken before a read, a commit racing the read moves it). Read from memory,
-   * no statement on a table. Undefined on other dialects.
+   * no statement on a table. Undefined on other dialects. `fresh`: `PRAGMA data_version` read
+   * now rather than the turn's (see SqliteSync.dataVersion).
    */
-  changeMark(): ChangeMark | undefined {
+  changeMark(fresh = false): ChangeMark | undefined {
     const sync = this.#handle?.sync();
-    return sync === undefined ? undefined : { dataVersion: sync.dataVersion(), commits: this.#commits };
+    return sync === undefined ? undefined : { dataVersion: sync.dataVersion(fresh), commits: this.#commits };
   }
 
   /** True between the first open() and the last close(). */
