@@ -1,8 +1,9 @@
-// The SQLite change mark behind every cached read (`knownChangeHead`): `PRAGMA data_version` is
-// read once per event-loop turn for the requests of that turn, and a feed head read outside
-// them (a catch-up run at the check phase, as ChangeFollower does) must not leave its value to
-// the next turn: a commit by another process in between would otherwise go unseen by the next
-// turn's requests, which would then be answered from a cache that is out of date.
+// The SQLite change mark behind every cached read (`knownChangeHead`): a head known from memory
+// must never be older than a commit another process made before the request arrived. A
+// `PRAGMA data_version` kept for a whole turn of the event loop broke that: read by a catch-up
+// run at a check phase (the query index catches up there after a local commit), it answered for
+// the next turn's requests, so a commit in between went unseen and the request was answered
+// from an out-of-date cache.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

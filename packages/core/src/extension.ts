@@ -118,17 +118,17 @@ export class ChangeFollower {
   /** Hand every change committed up to now to the consumer. A no-op before `begin` or without a feed. */
   catchUp(): Promise<void> {
     if (this.next) return this.next;
-    // The head is read once the callers of this turn of the event loop have asked (at its check
-    // phase), so every caller waits for a read issued after it asked; callers until then share
-    // it. A later turn's read is issued beside one still under way (it does not wait for it to
-    // end, as a request arriving during a read used to); the entries are handed over in order.
     const previous = this.last;
-    const head = new Promise<number | undefined>((resolve, reject) => {
-      setImmediate(() => {
-        this.next = undefined;
-        if (!this.available || this.position === undefined) return resolve(undefined);
-        this.metadata.changeHead!().then(resolve, reject);
-      });
+    // Every caller waits for a head read issued after it asked, and callers until then share it.
+    // A remote feed (PostgreSQL, MySQL) is read at this turn's check phase, once the turn's
+    // callers have asked, beside a read of an earlier turn still under way (a request no longer
+    // waits for that one to end before its own is issued). A feed known from memory (SQLite) is
+    // read once the previous run has ended, in the caller's own phase of the loop: its callers
+    // then go on answering within the turn's requests (see SqliteSync.dataVersion).
+    const issue = this.metadata.knownChangeHead ? previous : new Promise<void>((resolve) => setImmediate(resolve));
+    const head = issue.then(() => {
+      this.next = undefined;
+      return this.available && this.position !== undefined ? this.metadata.changeHead!() : undefined;
     });
     const run = Promise.all([head, previous]).then(([h]) => (h === undefined ? undefined : this.runTo(h)));
     this.next = run;
