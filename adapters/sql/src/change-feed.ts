@@ -69,7 +69,8 @@ function headAt(store: SqlStore, mark: ChangeMark | undefined): number | undefin
  * The last committed feed position: one primary-key read. On SQLite, answered from memory
  * while the store's change mark has not moved (the per-request check of caches and query
  * indexes then costs no statement). The mark is read fresh: catch-ups ask from any phase of the
- * event loop (ChangeFollower reads at the check phase), not only while requests are handled.
+ * event loop (the query index's after a local commit, at a check phase), not only while requests
+ * are handled.
  */
 export async function changeHead(store: SqlStore): Promise<number> {
   const mark = store.changeMark(true);

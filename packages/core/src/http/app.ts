@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import type { ApiVersion } from '@memberkit/types';
 import { fail, toDataONEException, type Operation } from '../errors.js';

@@ -145,13 +145,13 @@ interface Pending {
   status: number;
 }
 
-function emitRecord(p: Pending, status: number, bytesOut: number, aborted: boolean): void {
+function emitRecord(p: Pending, bytesOut: number, aborted: boolean): void {
   const f = p.facts;
   const record: RequestRecord = {
     method: p.c.req.method,
     route: f.route ?? '(no route)',
     ...(f.op ? { op: f.op } : {}),
-    status,
+    status: p.status,
     bytesIn: p.bytesIn,
     bytesOut,
     durationMs: Math.round(performance.now() - p.started),
@@ -168,7 +168,7 @@ const PENDING = Symbol('memberkit pending request record');
 /** The response's 'close' listener: one function for every request, its facts on the response. */
 function onClose(this: Counted & { [PENDING]: Pending }): void {
   const p = this[PENDING];
-  emitRecord(p, p.status, this[WRITTEN], !this.writableFinished);
+  emitRecord(p, this[WRITTEN], !this.writableFinished);
 }
 
 /**
@@ -183,13 +183,15 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
   return async (c, next) => {
     const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
     const outgoing = env?.outgoing;
-    // A nested fetch of the same response (bare base path) is logged once, by the outer call.
-    if (outgoing && (outgoing as Carrier)[FACTS] !== undefined) return next();
-    if (outgoing && heard.length === 0 && logger.isLevelEnabled?.('info') === false) {
-      // Nobody reads this request's record: nothing is counted or kept for it.
-      (outgoing as Carrier)[FACTS] = null;
+    if (outgoing) {
+      // A nested fetch of the same response (bare base path) is logged once, by the outer call.
+      if ((outgoing as Carrier)[FACTS] !== undefined) return next();
       for (const name of names) outgoing.setHeader(name, headers[name]!);
-      return next();
+      if (heard.length === 0 && logger.isLevelEnabled?.('info') === false) {
+        // Nobody reads this request's record: nothing is counted or kept for it.
+        (outgoing as Carrier)[FACTS] = null;
+        return next();
+      }
     }
     const p: Pending = {
       c,
@@ -201,7 +203,6 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
       status: 0,
     };
     if (outgoing) {
-      for (const name of names) outgoing.setHeader(name, headers[name]!);
       const counted = countWrites(outgoing);
       await next();
       // Logged once the body is sent (or the client left): the duration covers streaming.
@@ -212,6 +213,7 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
     }
     await next();
     for (const name of names) c.res.headers.set(name, headers[name]!);
-    emitRecord(p, c.res.status, declaredLength(c.res.headers.get('content-length')) ?? 0, false);
+    p.status = c.res.status;
+    emitRecord(p, declaredLength(c.res.headers.get('content-length')) ?? 0, false);
   };
 }
