@@ -19,7 +19,7 @@ const sqlOptions = z.strictObject({
   dialect: doc(z.enum(['postgres', 'mysql', 'sqlite']), 'The database: PostgreSQL 12+, MySQL 8 / MariaDB 10.6+ (`mysql`) or SQLite.'),
   connection: doc(z.string().min(1).optional(), 'The database: a URL (`postgres://user@host:5432/db`, `mysql://user:pass@host:3306/db`) or, for sqlite, a file path. One of `connection` or `connectionEnv` is **required**.'),
   connectionEnv: doc(z.string().min(1).optional(), 'Name of an environment variable holding the connection URL (keeps passwords out of this file).'),
-  poolSize: doc(z.number().int().positive().default(10), 'Connections per node process (postgres, mysql).'),
+  poolSize: doc(z.number().int().positive().default(10), 'Connections per node process (postgres, mysql). PostgreSQL opens one more, for the change-feed check before cached reads: plan max_connections for (poolSize + 1) per process.'),
   migrate: doc(z.boolean().default(true), "Create and migrate memberkit's tables (`mk_*`) on start."),
   mapping: doc(z.strictObject(Object.fromEntries(MAPPING_KEYS.map((k) => [k, z.unknown().optional()]))).optional(), 'Mapping mode: a legacy table, view or query published read-only (the SqlMapping reference is in adapters/sql/README.md). Absent: native mode (memberkit\'s own catalogue).', { leaf: true, shownDefault: 'absent (native mode)' }),
   filesRoot: doc(z.string().min(1).optional(), "Mapping mode: the folder the mapping's `location` paths are relative to, read to compute checksums and sizes the archive lacks (usually the same root as `storage`)."),

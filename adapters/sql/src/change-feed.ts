@@ -4,6 +4,7 @@ import { num, text } from './dialect.js';
 import type { ClockTick } from './clock.js';
 import { changesOf, q, rowOf, rowsOf, Rows, runAsync, type Routine } from './executor.js';
 import type { ChangeMark, SqlStore } from './sql-store.js';
+import { toAdapterError } from './errors.js';
 
 /**
  * The change feed (`mk_changes`): one row per inserted, replaced or removed PID, numbered by the
@@ -76,13 +77,24 @@ export async function changeHead(store: SqlStore): Promise<number> {
   const mark = store.changeMark(true);
   const known = headAt(store, mark);
   if (known !== undefined) return known;
+  const reader = store.preparedReader;
+  if (reader !== undefined) {
+    try {
+      return num((await reader.rows('mk_change_head', HEAD_SQL))[0]?.[0] ?? 0);
+    } catch (e) {
+      throw toAdapterError(e, 'read the change feed head');
+    }
+  }
   const head = await store.readOne('read the change feed head', readHead);
   if (mark !== undefined) heads.set(store, { mark, head });
   return head;
 }
 
+const HEAD_SQL = 'SELECT seq FROM mk_clock WHERE id = 1';
+const HEAD = sql.raw(HEAD_SQL);
+
 function* readHead(): Routine<number> {
-  const row = yield* rowOf<{ seq: unknown }>(q`SELECT seq FROM mk_clock WHERE id = 1`);
+  const row = yield* rowOf<{ seq: unknown }>(HEAD);
   return num(row?.seq ?? 0);
 }
 

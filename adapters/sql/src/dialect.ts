@@ -3,6 +3,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type RawBuil
 import { createPool, type PoolOptions } from 'mysql2';
 import pg from 'pg';
 import { SqliteSync, StatementCache } from './executor.js';
+import { PgPreparedReader } from './pg-prepared-reader.js';
 import { isDatabaseFile, WalCheckpointer } from './wal-checkpointer.js';
 
 /** The SQL engines memberkit speaks. */
@@ -127,6 +128,8 @@ export interface SqlHandle {
    * (after the first query). Undefined on the other dialects.
    */
   sync(): SqliteSync | undefined;
+  /** PostgreSQL: a connection beside the pool for the change feed's head read (see PgPreparedReader). */
+  readonly preparedReader?: PgPreparedReader;
   destroy(): Promise<void>;
 }
 
@@ -139,9 +142,11 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
   const c = options.connection;
   let db: Kysely<any>;
   let sync: SqliteSync | undefined;
+  let preparedReader: PgPreparedReader | undefined;
   if (options.dialect === 'postgres') {
     const config: pg.PoolConfig = typeof c === 'string' ? { connectionString: c } : (c as pg.PoolConfig);
     db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ max: 10, ...config }) }) });
+    preparedReader = new PgPreparedReader(config);
   } else if (options.dialect === 'mysql') {
     const base: PoolOptions = typeof c === 'string' ? { uri: c } : (c as PoolOptions);
     // UTC for DATETIME/TIMESTAMP conversion of legacy columns, utf8mb4 for every string.
@@ -179,7 +184,16 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
       }),
     });
   }
-  return { db, dialect, sync: () => sync, destroy: () => db.destroy() };
+  return {
+    db,
+    dialect,
+    sync: () => sync,
+    ...(preparedReader ? { preparedReader } : {}),
+    destroy: async () => {
+      await preparedReader?.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdapterError } from '@memberkit/types';
 import { sql, type Kysely } from 'kysely';
+import type { PgPreparedReader } from './pg-prepared-reader.js';
 import { beginImmediate, num, openKysely, waitForWriteLock, type DialectSql, type SqlConnectionOptions, type SqlHandle } from './dialect.js';
 import { rowOf, runAsync, changesOf, q, type Routine, type SqliteSync } from './executor.js';
 import { isRetryable, toAdapterError } from './errors.js';
@@ -93,6 +94,11 @@ export class SqlStore {
 
   get dialect(): DialectSql {
     return this.handle.dialect;
+  }
+
+  /** PostgreSQL: a connection beside the pool for the change feed's head read (see PgPreparedReader). */
+  get preparedReader(): PgPreparedReader | undefined {
+    return this.handle.preparedReader;
   }
 
   /** The kysely instance. Throws 'unavailable' before open() or after close(). */
