@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildObjectRecord } from '@memberkit/testkit';
 import { createSqlCatalogue, type SqlCatalogue } from '../src/index.js';
+import { PgPreparedReader } from '../src/pg-prepared-reader.js';
 import { freshDatabase, PG_URL, type FreshDatabase } from './helpers/databases.js';
 
 const HEAD_SQL = 'SELECT seq FROM mk_clock WHERE id = 1';
@@ -66,5 +67,18 @@ describe('PostgreSQL change feed head reads', () => {
     await store.close();
     for (let i = 0; i < 50 && (await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await connections()).toBe(0);
+  });
+
+  it('answers a read beside a slow one instead of queuing it behind (second connection)', async () => {
+    const reader = new PgPreparedReader({ ...(fresh.connection as pg.PoolConfig), application_name: application });
+    try {
+      const order: string[] = [];
+      const slow = reader.rows('mk_test_slow', 'SELECT pg_sleep(0.5)').then(() => order.push('slow'));
+      const quick = reader.rows('mk_test_quick', 'SELECT 1').then(() => order.push('quick'));
+      await Promise.all([slow, quick]);
+      expect(order).toEqual(['quick', 'slow']);
+    } finally {
+      await reader.close();
+    }
   });
 });
