@@ -21,6 +21,7 @@ const sqlOptions = z.strictObject({
   connectionEnv: doc(z.string().min(1).optional(), 'Name of an environment variable holding the connection URL (keeps passwords out of this file).'),
   poolSize: doc(z.number().int().positive().default(10), 'Connections per node process (postgres, mysql). PostgreSQL opens up to two more, for the change-feed check before cached reads (a named prepared statement: behind PgBouncer in transaction mode, version 1.21 or newer with `max_prepared_statements` set): plan max_connections for (poolSize + 2) per process.'),
   migrate: doc(z.boolean().default(true), "Create and migrate memberkit's tables (`mk_*`) on start."),
+  fsync: doc(z.boolean().default(true), 'SQLite: flush the write-ahead log to the disk before a write is answered (one flush for the writes that wait together, off the main thread), so an acknowledged create survives a power cut. `false`: a crash of the machine may lose the last answered writes (the database stays consistent). PostgreSQL and MySQL commits are durable by their own settings.'),
   mapping: doc(z.strictObject(Object.fromEntries(MAPPING_KEYS.map((k) => [k, z.unknown().optional()]))).optional(), 'Mapping mode: a legacy table, view or query published read-only (the SqlMapping reference is in adapters/sql/README.md). Absent: native mode (memberkit\'s own catalogue).', { leaf: true, shownDefault: 'absent (native mode)' }),
   filesRoot: doc(z.string().min(1).optional(), "Mapping mode: the folder the mapping's `location` paths are relative to, read to compute checksums and sizes the archive lacks (usually the same root as `storage`)."),
 }).refine((o) => o.connection !== undefined || o.connectionEnv !== undefined, { message: 'connection or connectionEnv is required' });
@@ -38,7 +39,7 @@ export const sqlCatalogue = {
     let url = o.connection ?? process.env[o.connectionEnv!];
     if (url === undefined || url === '') throw new Error(`catalogue.connectionEnv: environment variable ${o.connectionEnv} is not set`);
     if (o.dialect === 'sqlite') url = ctx.resolvePath(url.replace(/^sqlite:(\/\/)?/, ''));
-    const connection = o.dialect === 'postgres' ? { connectionString: url, max: o.poolSize } : o.dialect === 'mysql' ? { uri: url, connectionLimit: o.poolSize } : url;
+    const connection = o.dialect === 'postgres' ? { connectionString: url, max: o.poolSize } : o.dialect === 'mysql' ? { uri: url, connectionLimit: o.poolSize } : { file: url, fsync: o.fsync };
     if (o.mapping === undefined) {
       const s = createSqlCatalogue({ dialect: o.dialect, connection, migrate: o.migrate });
       return { metadata: s.catalogue, eventLog: s.eventLog, jobs: s.jobs, scanState: new SqlScanState(s.store) };
@@ -63,6 +64,7 @@ export const sqlCatalogue = {
 
 const sqliteOptions = z.strictObject({
   file: doc(z.string().default('memberkit.db'), 'The database file (WAL mode; several node processes on one machine may share it).'),
+  fsync: doc(z.boolean().default(true), 'SQLite: flush the write-ahead log to the disk before a write is answered (one flush for the writes that wait together, off the main thread), so an acknowledged create survives a power cut. `false`: a crash of the machine may lose the last answered writes (the database stays consistent). PostgreSQL and MySQL commits are durable by their own settings.'),
 });
 
 /**
@@ -77,7 +79,7 @@ export const sqliteCatalogue = {
   create: (o, ctx) => {
     // The file's folder (data/ of a generated node) may not exist yet on a first start.
     mkdirSync(dirname(ctx.resolvePath(o.file)), { recursive: true });
-    return sqlCatalogue.create({ dialect: 'sqlite', connection: o.file, poolSize: 1, migrate: true }, ctx);
+    return sqlCatalogue.create({ dialect: 'sqlite', connection: o.file, poolSize: 1, migrate: true, fsync: o.fsync }, ctx);
   },
 } satisfies CatalogueDescriptor<z.infer<typeof sqliteOptions>>;
 

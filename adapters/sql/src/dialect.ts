@@ -5,6 +5,7 @@ import pg from 'pg';
 import { SqliteSync, StatementCache } from './executor.js';
 import { PgPreparedReader } from './pg-prepared-reader.js';
 import { isDatabaseFile, WalCheckpointer } from './wal-checkpointer.js';
+import { WalSync, type WalFlush } from './wal-sync.js';
 
 /** The SQL engines memberkit speaks. */
 export type SqlDialectName = 'postgres' | 'mysql' | 'sqlite';
@@ -18,7 +19,22 @@ export type SqlDialectName = 'postgres' | 'mysql' | 'sqlite';
  * - sqlite: a file path (created when absent; `sqlite:` prefix allowed) or ':memory:', or
  *   `{ file, busyTimeoutMs }`.
  */
-export type SqlConnection = string | pg.PoolConfig | PoolOptions | { file: string; busyTimeoutMs?: number };
+export type SqlConnection = string | pg.PoolConfig | PoolOptions | SqliteConnection;
+
+/** A SQLite database file and how it is used. */
+export interface SqliteConnection {
+  file: string;
+  /** How long a writer waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /**
+   * Flush the write-ahead log to the disk before a write is acknowledged (default true; see
+   * WalSync). false: a crash of the machine may lose the last acknowledged writes (the
+   * database stays consistent).
+   */
+  fsync?: boolean;
+  /** @internal How the WAL is flushed (tests observe it); default fdatasync. */
+  walFlush?: WalFlush;
+}
 
 /** Options shared by every store of this package. */
 export interface SqlConnectionOptions {
@@ -130,12 +146,15 @@ export interface SqlHandle {
   sync(): SqliteSync | undefined;
   /** PostgreSQL: a connection beside the pool for the change feed's head read (see PgPreparedReader). */
   readonly preparedReader?: PgPreparedReader;
+  /** SQLite database file: what makes a committed write durable before it is acknowledged (see WalSync). */
+  readonly walSync?: WalSync;
   destroy(): Promise<void>;
 }
 
 /**
  * Opens a pool (no query is run). For SQLite sets WAL, busy_timeout and synchronous=NORMAL,
- * and checkpoints the WAL from a worker thread (WalCheckpointer).
+ * checkpoints the WAL from a worker thread (WalCheckpointer) and flushes it before writes are
+ * acknowledged, off the main thread (WalSync).
  */
 export function openKysely(options: SqlConnectionOptions): SqlHandle {
   const dialect = dialectSql(options.dialect);
@@ -143,6 +162,7 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
   let db: Kysely<any>;
   let sync: SqliteSync | undefined;
   let preparedReader: PgPreparedReader | undefined;
+  let walSync: WalSync | undefined;
   if (options.dialect === 'postgres') {
     const config: pg.PoolConfig = typeof c === 'string' ? { connectionString: c } : (c as pg.PoolConfig);
     db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ max: 10, ...config }) }) });
@@ -154,8 +174,9 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
     pool.on('connection', (conn) => conn.query("SET time_zone = '+00:00'"));
     db = new Kysely<any>({ dialect: new MysqlDialect({ pool }) });
   } else {
-    const spec = typeof c === 'string' ? { file: c.replace(/^sqlite:(\/\/)?/, '') } : (c as { file: string; busyTimeoutMs?: number });
+    const spec: SqliteConnection = typeof c === 'string' ? { file: c.replace(/^sqlite:(\/\/)?/, '') } : (c as SqliteConnection);
     const timeout = spec.busyTimeoutMs ?? 5000;
+    if (spec.fsync !== false && isDatabaseFile(spec.file)) walSync = new WalSync(`${spec.file}-wal`, spec.walFlush);
     db = new Kysely<any>({
       dialect: new SqliteDialect({
         database: async () => {
@@ -189,8 +210,10 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
     dialect,
     sync: () => sync,
     ...(preparedReader ? { preparedReader } : {}),
+    ...(walSync ? { walSync } : {}),
     destroy: async () => {
       await preparedReader?.close();
+      await walSync?.close();
       await db.destroy();
     },
   };

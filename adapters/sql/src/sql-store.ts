@@ -58,6 +58,8 @@ async function inTransaction<T>(conn: Kysely<any>, begin: () => Promise<unknown>
 interface GroupedWrite {
   what: string;
   routine: (group: WriteGroup) => Routine<unknown>;
+  /** SQLite: answered once the commit is durable (see WalSync); false: once committed. */
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -213,10 +215,14 @@ export class SqlStore {
    * The routines run synchronously; only the wait for another process's write lock is
    * asynchronous. On PostgreSQL and MySQL the writes that arrive while a group commits form
    * the next group, in one transaction (see `#commitRemoteGroup`).
+   * On a SQLite file the result is given once the commit is also durable (WalSync, one flush
+   * for the writes that wait together); `durable: false` answers at COMMIT (a write whose loss
+   * in a power cut costs nothing a later durable write would not repair).
    */
-  async writing<T>(what: string, routine: (group: WriteGroup) => Routine<T>): Promise<T> {
+  async writing<T>(what: string, routine: (group: WriteGroup) => Routine<T>, options: { durable?: boolean } = {}): Promise<T> {
+    const durable = options.durable ?? true;
     if (this.dialect.name !== 'sqlite') {
-      return new Promise<T>((resolve, reject) => this.#queued.push({ what, routine, resolve: resolve as (value: unknown) => void, reject }));
+      return new Promise<T>((resolve, reject) => this.#queued.push({ what, routine, durable, resolve: resolve as (value: unknown) => void, reject }));
     }
     return new Promise<T>((resolve, reject) => {
       if (this.#group === undefined) {
@@ -226,7 +232,7 @@ export class SqlStore {
           void this.#commitGroup(group);
         });
       }
-      this.#group.push({ what, routine, resolve: resolve as (value: unknown) => void, reject });
+      this.#group.push({ what, routine, durable, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -284,12 +290,36 @@ export class SqlStore {
    */
   async #commitGroup(group: GroupedWrite[]): Promise<void> {
     const together = await this.#attempt(group);
-    if ('values' in together) return settle(group, together.values.map((value) => ({ value })));
+    if ('values' in together) return this.#settleDurable(group, together.values.map((value) => ({ value })));
     if (group.length === 1) return settle(group, [together]);
+    const outcomes: Outcome[] = [];
     for (const item of group) {
       const alone = await this.#attempt([item]);
-      settle([item], ['values' in alone ? { value: alone.values[0] } : alone]);
+      outcomes.push('values' in alone ? { value: alone.values[0] } : alone);
     }
+    await this.#settleDurable(group, outcomes);
+  }
+
+  /**
+   * SQLite: gives failures and writes that need not wait their outcome at once, the others once
+   * the WAL is flushed (WalSync; its failure fails them: their durability is unknown).
+   */
+  async #settleDurable(group: readonly GroupedWrite[], outcomes: readonly Outcome[]): Promise<void> {
+    const walSync = this.handle.walSync;
+    const waiting = walSync === undefined ? [] : group.filter((item, i) => item.durable && !('error' in outcomes[i]!));
+    if (waiting.length === 0) return settle(group, outcomes);
+    settle(
+      group.filter((item) => !waiting.includes(item)),
+      outcomes.filter((_, i) => !waiting.includes(group[i]!)),
+    );
+    const flushed = await walSync!.sync().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    settle(
+      waiting,
+      group.flatMap((item, i) => (waiting.includes(item) ? [flushed === undefined ? outcomes[i]! : { error: flushed }] : [])),
+    );
   }
 
   /** `items` in one SQLite transaction: their values, or the error that rolled it back. */
@@ -364,6 +394,8 @@ export class SqlStore {
       try {
         const result = await this.#transaction('write', fn);
         this.#commits++;
+        // SQLite: answered once durable (WalSync); the servers' COMMIT already is.
+        await this.handle.walSync?.sync();
         return result;
       } catch (e) {
         if (!AdapterError.is(e) && isRetryable(e) && attempt < attempts) {
