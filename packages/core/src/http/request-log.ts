@@ -3,6 +3,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { DataONEException } from '@memberkit/types';
 import { isUnexpected } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { APP_HEADERS } from './responses.js';
 
 /**
  * One JSON log line per request, at info: method, route pattern, DataONE operation, status,
@@ -173,24 +174,31 @@ function onClose(this: Counted & { [PENDING]: Pending }): void {
 
 /**
  * The middleware: installed first by createBaseApp. Also answers every response with
- * `X-Content-Type-Options: nosniff` (`headers`, set on Node's response before the route runs,
- * so node-server merges them into the head and a route's Response keeps its light form).
+ * `X-Content-Type-Options: nosniff` (`headers`, set on Node's response once the route answered
+ * and before node-server writes the answer, so a route's Response keeps its light form), unless
+ * the route wrote its answer itself or its Response carries them (APP_HEADERS): handlers that
+ * write node's response themselves put them in their own head.
  */
 export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<string, string>> = {}): MiddlewareHandler {
   const heard: RequestObserver[] = [];
   observers.set(app, heard);
   const names = Object.keys(headers);
+  const setAppHeaders = (c: Context, outgoing: ServerResponse): void => {
+    if (outgoing.headersSent || (c.res as Response & { [APP_HEADERS]?: true })[APP_HEADERS]) return;
+    for (const name of names) outgoing.setHeader(name, headers[name]!);
+  };
   return async (c, next) => {
     const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
     const outgoing = env?.outgoing;
     if (outgoing) {
       // A nested fetch of the same response (bare base path) is logged once, by the outer call.
       if ((outgoing as Carrier)[FACTS] !== undefined) return next();
-      for (const name of names) outgoing.setHeader(name, headers[name]!);
       if (heard.length === 0 && logger.isLevelEnabled?.('info') === false) {
         // Nobody reads this request's record: nothing is counted or kept for it.
         (outgoing as Carrier)[FACTS] = null;
-        return next();
+        await next();
+        setAppHeaders(c, outgoing);
+        return;
       }
     }
     const p: Pending = {
@@ -205,6 +213,7 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
     if (outgoing) {
       const counted = countWrites(outgoing);
       await next();
+      setAppHeaders(c, outgoing);
       // Logged once the body is sent (or the client left): the duration covers streaming.
       p.status = c.res.status;
       (counted as Counted & { [PENDING]: Pending })[PENDING] = p;

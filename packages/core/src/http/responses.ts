@@ -19,7 +19,20 @@ export interface XmlDocument {
 }
 
 export function xmlDocument(body: string): XmlDocument {
-  return { body, head: { 'Content-Type': XML_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)) } };
+  return { body, head: { 'Content-Type': XML_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), 'X-Content-Type-Options': NOSNIFF } };
+}
+
+/**
+ * Marks a Response whose own headers already hold what the app adds to every answer
+ * (`X-Content-Type-Options`): the request log then leaves node's response alone, and
+ * node-server writes the route's header object as it is (a header set on node's response
+ * beforehand makes node re-validate and merge every header of the answer).
+ */
+export const APP_HEADERS = Symbol('memberkit answer carries the app headers');
+
+function withAppHeaders(res: Response): Response {
+  (res as Response & { [APP_HEADERS]?: true })[APP_HEADERS] = true;
+  return res;
 }
 
 /**
@@ -29,7 +42,7 @@ export function xmlDocument(body: string): XmlDocument {
  * fetch Response on node-server's side.
  */
 export function xmlDocumentResponse(doc: XmlDocument): Response {
-  return new Response(doc.body, { status: 200, headers: doc.head });
+  return withAppHeaders(new Response(doc.body, { status: 200, headers: doc.head }));
 }
 
 /** @hono/node-server's header for "the handler wrote the answer to env.outgoing itself". */
