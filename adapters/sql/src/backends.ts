@@ -15,13 +15,16 @@ const doc = <T extends z.ZodType>(s: T, description: string, more: Omit<KeyDoc, 
 /** The top-level keys of a SqlMapping: a typo there is caught here; the mapped catalogue checks the values. */
 const MAPPING_KEYS = ['source', 'pid', 'sid', 'formatId', 'size', 'checksum', 'checksumAlgorithm', 'modified', 'uploaded', 'rightsHolder', 'submitter', 'access', 'location', 'obsolescence', 'fileName', 'nodeIdentifier'] as const satisfies ReadonlyArray<keyof SqlMapping>;
 
+/** SQLite catalogues: whether a write waits for the WAL flush (WalSync). */
+const FSYNC = doc(z.boolean().default(true), 'SQLite: flush the write-ahead log to the disk before a write is answered (one flush for the writes that wait together, off the main thread), so an acknowledged create survives a power cut. `false`: a crash of the machine may lose the last answered writes (the database stays consistent). PostgreSQL and MySQL commits are durable by their own settings.');
+
 const sqlOptions = z.strictObject({
   dialect: doc(z.enum(['postgres', 'mysql', 'sqlite']), 'The database: PostgreSQL 12+, MySQL 8 / MariaDB 10.6+ (`mysql`) or SQLite.'),
   connection: doc(z.string().min(1).optional(), 'The database: a URL (`postgres://user@host:5432/db`, `mysql://user:pass@host:3306/db`) or, for sqlite, a file path. One of `connection` or `connectionEnv` is **required**.'),
   connectionEnv: doc(z.string().min(1).optional(), 'Name of an environment variable holding the connection URL (keeps passwords out of this file).'),
   poolSize: doc(z.number().int().positive().default(10), 'Connections per node process (postgres, mysql). PostgreSQL opens up to two more, for the change-feed check before cached reads (a named prepared statement: behind PgBouncer in transaction mode, version 1.21 or newer with `max_prepared_statements` set): plan max_connections for (poolSize + 2) per process.'),
   migrate: doc(z.boolean().default(true), "Create and migrate memberkit's tables (`mk_*`) on start."),
-  fsync: doc(z.boolean().default(true), 'SQLite: flush the write-ahead log to the disk before a write is answered (one flush for the writes that wait together, off the main thread), so an acknowledged create survives a power cut. `false`: a crash of the machine may lose the last answered writes (the database stays consistent). PostgreSQL and MySQL commits are durable by their own settings.'),
+  fsync: FSYNC,
   mapping: doc(z.strictObject(Object.fromEntries(MAPPING_KEYS.map((k) => [k, z.unknown().optional()]))).optional(), 'Mapping mode: a legacy table, view or query published read-only (the SqlMapping reference is in adapters/sql/README.md). Absent: native mode (memberkit\'s own catalogue).', { leaf: true, shownDefault: 'absent (native mode)' }),
   filesRoot: doc(z.string().min(1).optional(), "Mapping mode: the folder the mapping's `location` paths are relative to, read to compute checksums and sizes the archive lacks (usually the same root as `storage`)."),
 }).refine((o) => o.connection !== undefined || o.connectionEnv !== undefined, { message: 'connection or connectionEnv is required' });
@@ -64,7 +67,7 @@ export const sqlCatalogue = {
 
 const sqliteOptions = z.strictObject({
   file: doc(z.string().default('memberkit.db'), 'The database file (WAL mode; several node processes on one machine may share it).'),
-  fsync: doc(z.boolean().default(true), 'SQLite: flush the write-ahead log to the disk before a write is answered (one flush for the writes that wait together, off the main thread), so an acknowledged create survives a power cut. `false`: a crash of the machine may lose the last answered writes (the database stays consistent). PostgreSQL and MySQL commits are durable by their own settings.'),
+  fsync: FSYNC,
 });
 
 /**

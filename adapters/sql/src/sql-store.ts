@@ -306,19 +306,19 @@ export class SqlStore {
    */
   async #settleDurable(group: readonly GroupedWrite[], outcomes: readonly Outcome[]): Promise<void> {
     const walSync = this.handle.walSync;
-    const waiting = walSync === undefined ? [] : group.filter((item, i) => item.durable && !('error' in outcomes[i]!));
-    if (waiting.length === 0) return settle(group, outcomes);
+    const waits = group.map((item, i) => walSync !== undefined && item.durable && !('error' in outcomes[i]!));
     settle(
-      group.filter((item) => !waiting.includes(item)),
-      outcomes.filter((_, i) => !waiting.includes(group[i]!)),
+      group.filter((_, i) => !waits[i]),
+      outcomes.filter((_, i) => !waits[i]),
     );
-    const flushed = await walSync!.sync().then(
+    if (!waits.includes(true)) return;
+    const failure = await walSync!.sync().then(
       () => undefined,
-      (error: unknown) => error,
+      (error: unknown) => ({ error }),
     );
     settle(
-      waiting,
-      group.flatMap((item, i) => (waiting.includes(item) ? [flushed === undefined ? outcomes[i]! : { error: flushed }] : [])),
+      group.filter((_, i) => waits[i]),
+      outcomes.filter((_, i) => waits[i]).map((outcome) => failure ?? outcome),
     );
   }
 
