@@ -17,7 +17,7 @@ export type SqlDialectName = 'postgres' | 'mysql' | 'sqlite';
  * - mysql (MySQL 8 / MariaDB 10.6+): a URL (`mysql://root@127.0.0.1:3306/db`) or mysql2
  *   `PoolOptions`;
  * - sqlite: a file path (created when absent; `sqlite:` prefix allowed) or ':memory:', or
- *   `{ file, busyTimeoutMs }`.
+ *   a SqliteConnection (`{ file, busyTimeoutMs, fsync }`).
  */
 export type SqlConnection = string | pg.PoolConfig | PoolOptions | SqliteConnection;
 

@@ -36,10 +36,8 @@ export class WalSync {
   sync(): Promise<void> {
     if (this.#running === undefined) return this.#start();
     // The flush under way may have begun before this caller's commit: wait for the next one.
-    return (this.#next ??= this.#running.then(
-      () => this.#startNext(),
-      () => this.#startNext(),
-    ));
+    const next = (): Promise<void> => this.#startNext();
+    return (this.#next ??= this.#running.then(next, next));
   }
 
   async close(): Promise<void> {
@@ -80,9 +78,9 @@ export class WalSync {
       // read-write: a platform may refuse to flush a file opened read-only
       return await open(this.walFile, 'r+');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new AdapterError('unavailable', `cannot open the catalogue's write-ahead log ${this.walFile}: ${(e as Error).message}`, { cause: e });
-      // asked again at the next sync
+      // not kept: the next sync opens it again (a failure may pass, a missing log appear)
       this.#handle = undefined;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new AdapterError('unavailable', `cannot open the catalogue's write-ahead log ${this.walFile}: ${(e as Error).message}`, { cause: e });
       return undefined;
     }
   }

@@ -2,7 +2,7 @@
 // is answered once WalSync flushed the write-ahead log after its commit, one flush for the
 // writes that wait together. These tests hold the real flush (fdatasync) at a gate to see
 // when callers are answered.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +88,21 @@ describe('WalSync', () => {
     const error = await wal.sync().catch((e: unknown) => e);
     expect(AdapterError.is(error) && error.kind).toBe('unavailable');
     expect((error as Error).message).toMatch(/write-ahead log could not be flushed.*EIO/);
+    await wal.sync();
+    expect(gate.ended).toBe(1);
+    await wal.close();
+  });
+
+  it('fails with unavailable when the log cannot be opened, and opens it again at the next sync', async () => {
+    const file = join(dir, 'unopenable.db-wal');
+    mkdirSync(file); // a folder where the log should be: open fails with EISDIR
+    const gate = gatedFlush();
+    const wal = new WalSync(file, gate.flush);
+    const error = await wal.sync().catch((e: unknown) => e);
+    expect(AdapterError.is(error) && error.kind).toBe('unavailable');
+    expect((error as Error).message).toMatch(/cannot open the catalogue's write-ahead log/);
+    rmSync(file, { recursive: true });
+    writeFileSync(file, 'frames');
     await wal.sync();
     expect(gate.ended).toBe(1);
     await wal.close();
