@@ -3,7 +3,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { DataONEException } from '@memberkit/types';
 import { isUnexpected } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { APP_HEADERS } from './responses.js';
+import { carriesAppHeaders } from './responses.js';
 
 /**
  * One JSON log line per request, at info: method, route pattern, DataONE operation, status,
@@ -176,7 +176,7 @@ function onClose(this: Counted & { [PENDING]: Pending }): void {
  * The middleware: installed first by createBaseApp. Also answers every response with
  * `X-Content-Type-Options: nosniff` (`headers`, set on Node's response once the route answered
  * and before node-server writes the answer, so a route's Response keeps its light form), unless
- * the route wrote its answer itself or its Response carries them (APP_HEADERS): handlers that
+ * the route wrote its answer itself or its Response carries them (carriesAppHeaders): handlers that
  * write node's response themselves put them in their own head.
  */
 export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<string, string>> = {}): MiddlewareHandler {
@@ -184,7 +184,7 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
   observers.set(app, heard);
   const names = Object.keys(headers);
   const setAppHeaders = (c: Context, outgoing: ServerResponse): void => {
-    if (outgoing.headersSent || (c.res as Response & { [APP_HEADERS]?: true })[APP_HEADERS]) return;
+    if (outgoing.headersSent || carriesAppHeaders(c.res)) return;
     for (const name of names) outgoing.setHeader(name, headers[name]!);
   };
   return async (c, next) => {

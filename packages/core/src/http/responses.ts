@@ -28,11 +28,18 @@ export function xmlDocument(body: string): XmlDocument {
  * node-server writes the route's header object as it is (a header set on node's response
  * beforehand makes node re-validate and merge every header of the answer).
  */
-export const APP_HEADERS = Symbol('memberkit answer carries the app headers');
+const APP_HEADERS = Symbol('memberkit answer carries the app headers');
+
+type Marked = Response & { [APP_HEADERS]?: true };
 
 function withAppHeaders(res: Response): Response {
-  (res as Response & { [APP_HEADERS]?: true })[APP_HEADERS] = true;
+  (res as Marked)[APP_HEADERS] = true;
   return res;
+}
+
+/** True when `res` was made by a helper that put the app's headers in it (see APP_HEADERS). */
+export function carriesAppHeaders(res: Response): boolean {
+  return (res as Marked)[APP_HEADERS] === true;
 }
 
 /**
