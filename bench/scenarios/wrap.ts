@@ -35,6 +35,18 @@ async function waitTotal(baseUrl: string, total: number, timeoutMs: number): Pro
   }
 }
 
+/** durationMs of the node's "wrap scan finished" log line, waited for up to `timeoutMs`. */
+async function scanDuration(output: () => string, timeoutMs: number): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const line = output().split('\n').find((l) => l.includes('wrap scan finished'));
+    const m = line === undefined ? null : /"durationMs":([\d.]+)/.exec(line);
+    if (m) return Number(m[1]);
+    if (Date.now() > until) throw new Error('the node logged no "wrap scan finished" line with its durationMs');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export const wrap: Scenario = {
   name: 'wrap',
   description: 'wrap mode: time to the first listObjects over an existing tree; checksum scan MB/s vs sha1sum',
@@ -67,15 +79,9 @@ export const wrap: Scenario = {
         const first = (await firstList(node.baseUrl, false, 60_000)) - started;
         const firstNonEmpty = (await firstList(node.baseUrl, true, 600_000)) - started;
         await waitTotal(node.baseUrl, n, 1_800_000);
-        const done = performance.now() - started;
-        const m = /"durationMs":([\d.]+)[^\n]*wrap scan finished|wrap scan finished[^\n]*"durationMs":([\d.]+)/.exec(node.output());
-        let scanMs = m ? Number(m[1] ?? m[2]) : done;
-        if (!m) {
-          // The log line may come a moment after the last batch is visible.
-          await new Promise((r) => setTimeout(r, 500));
-          const again = /"durationMs":([\d.]+)/.exec(node.output());
-          if (again) scanMs = Number(again[1]);
-        }
+        // The scan's own figure: its log line comes after the last batch is visible (removals
+        // and dataset maps follow the listing), so wait for it rather than read another line's.
+        const scanMs = await scanDuration(() => node.output(), 120_000);
         return [first, firstNonEmpty, bytes / MB / (scanMs / 1000)];
       } finally {
         await node.stop();
