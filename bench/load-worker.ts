@@ -101,8 +101,16 @@ async function runHttp(j: Extract<Job, { kind: 'http' }>): Promise<unknown> {
         socket.write(batchBytes);
       };
       socket.on('connect', send);
+      let failed = false;
       socket.on('error', () => {
+        failed = true;
         errors++;
+        resolve();
+      });
+      // A server that closes the connection early ends this connection's load (counted as an
+      // error), not the run: without this the run would wait for it forever.
+      socket.on('close', () => {
+        if (!failed && performance.now() < until) errors++;
         resolve();
       });
       socket.on('data', (chunk: Buffer) => {
