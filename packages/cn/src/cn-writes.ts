@@ -19,7 +19,9 @@ import {
   decodeSysmetaPart,
   fail,
   normalizedChecksum,
+  removeUnreferencedBytes,
   resolveObject,
+  storedButUnconfirmed,
   type CallContext,
   type ObjectChange,
   type Operation,
@@ -148,7 +150,7 @@ export class CnWrites {
       try {
         await this.commit(ctx, op, pid, { insert: [record] }, 'create', [{ kind: 'create', pid, record }], intent === undefined ? [] : [intent]);
       } catch (err) {
-        await this.s.storage.delete?.(storageKey).catch((e: unknown) => this.s.logger.error({ err: e, key: storageKey }, 'could not remove bytes of a refused create'));
+        if ((await removeUnreferencedBytes(this.s, pid, storageKey, err)) === 'committed') throw storedButUnconfirmed(op, pid);
         throw err;
       }
       await this.s.reservations.release(pid);

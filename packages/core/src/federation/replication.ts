@@ -18,6 +18,7 @@ import type { Clock } from '../clock.js';
 import type { CoreConfig } from '../config.js';
 import { fail } from '../errors.js';
 import { normalizedChecksum } from '../services/sysmeta-rules.js';
+import { removeUnreferencedBytes } from '../services/refused-write.js';
 import { receiveUpload } from '../protocol/upload.js';
 import { PermanentJobError, type JobHandler, type JobRunner } from '../jobs/job-runner.js';
 import type { Logger } from '../logger.js';
@@ -134,7 +135,7 @@ export class ReplicationService implements JobHandler {
           try {
             await metadata.apply!({ insert: [{ sysmeta: stored, storageKey: key, isReplica: true }] });
           } catch (err) {
-            await storage.delete?.(key).catch(() => undefined);
+            await removeUnreferencedBytes({ metadata, storage, logger }, pid, key, err);
             if (!AdapterError.is(err, 'already-exists')) throw err;
           }
         } finally {

@@ -30,6 +30,7 @@ import { changedFields } from '../protocol/sysmeta-fields.js';
 import { nextRevision } from '../protocol/revision.js';
 import { receiveUpload } from '../protocol/upload.js';
 import { decodeSysmetaPart } from '../protocol/sysmeta-part.js';
+import { removeUnreferencedBytes, storedButUnconfirmed } from './refused-write.js';
 
 /** The object part of a create/update, already spooled to storage's temporary area. */
 export interface ObjectUpload {
@@ -174,10 +175,11 @@ export class MNStorageService {
       await this.commitChange(ctx, change, event, notices, intent === undefined ? [] : [intent]);
       return key;
     } catch (err) {
-      await this.storage.delete?.(key).catch((e: unknown) => this.logger.error({ err: e, key }, 'could not remove bytes of a refused write'));
+      const bytes = await removeUnreferencedBytes({ metadata: this.metadata, storage: this.storage, logger: this.logger }, pid, key, err);
       if (AdapterError.is(err, 'already-exists')) {
         throw identifierTaken(op, pid);
       }
+      if (bytes === 'committed') throw storedButUnconfirmed(op, pid);
       throw err;
     }
   }

@@ -4,7 +4,7 @@
 // the HTTP suite check the same things the same way.
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFilesystemStorage } from '@memberkit/adapter-filesystem';
@@ -27,6 +27,8 @@ const BASE = '/mn';
 
 export interface InProcessNode {
   node: MemberNode;
+  /** The temporary folder of the catalogue (catalogue.sqlite) and the managed storage (objects/). */
+  dir: string;
   /** One request through app.request, answered as the testkit's NodeResponse. */
   call(method: string, path: string, options?: { as?: Caller; multipart?: readonly MultipartPart[]; headers?: Record<string, string> }): Promise<NodeResponse>;
   /** MNStorage.create of `pid` by the writer (options: sysmeta fields, overrides, caller). */
@@ -45,7 +47,12 @@ export interface UploadOptions extends Partial<Omit<SysmetaOptions, 'pid' | 'byt
   bytes?: string | Uint8Array;
 }
 
-export async function startInProcessNode(): Promise<InProcessNode> {
+export interface InProcessNodeOptions {
+  /** How the catalogue flushes its write-ahead log (a test's stand-in for fdatasync, to make it fail). */
+  walFlush?: (handle: FileHandle) => Promise<void>;
+}
+
+export async function startInProcessNode(options: InProcessNodeOptions = {}): Promise<InProcessNode> {
   const dir = await mkdtemp(join(tmpdir(), 'memberkit-app-'));
   const keys = generateTokenKeyPair();
   const tokens = {
@@ -53,7 +60,8 @@ export async function startInProcessNode(): Promise<InProcessNode> {
     admin: await mintToken(keys.privateKeyPem, { subject: SUBJECTS.admin }),
     other: await mintToken(keys.privateKeyPem, { subject: SUBJECTS.other }),
   };
-  const sql = createSqlCatalogue({ dialect: 'sqlite', connection: join(dir, 'catalogue.sqlite') });
+  const file = join(dir, 'catalogue.sqlite');
+  const sql = createSqlCatalogue({ dialect: 'sqlite', connection: options.walFlush ? { file, walFlush: options.walFlush } : file });
   const config: CoreConfig = {
     node: {
       identifier: NODE_ID, name: 'in-process test node', description: 'A Member Node answering app.request in the core tests',
@@ -103,6 +111,7 @@ export async function startInProcessNode(): Promise<InProcessNode> {
 
   return {
     node,
+    dir,
     call,
     async create(v, pid, o = {}) {
       const { bytes, sm } = upload(pid, o);
