@@ -52,11 +52,13 @@ export const create: Scenario = {
             // Unmeasured first: a fresh node's first thousands of creates also pay for starting
             // threads, compiling code and growing its files (the WAL, directories), which the
             // figure is not about: the rate of a node that has been taking creates.
-            const load = { kind: 'autocannon' as const, url: urlOf(subject), method: 'POST', connections: 16, headers };
-            const warm = await runLoad<AutocannonSummary>({ ...load, duration: options.duration, bodyTemplate: body(`small-r${round}-warm-{{n}}`) });
-            if (warm.non2xx > 0 || warm.errors > 0) throw new Error(`create (${subject}, warm-up): ${warm.non2xx} non-2xx, ${warm.errors} errors`);
-            const r = await runLoad<AutocannonSummary>({ ...load, duration: options.duration, bodyTemplate: body(`small-r${round}-{{n}}`) });
-            if (r.non2xx > 0 || r.errors > 0) throw new Error(`create (${subject}): ${r.non2xx} non-2xx, ${r.errors} errors`);
+            const load = async (pids: string, what: string): Promise<AutocannonSummary> => {
+              const r = await runLoad<AutocannonSummary>({ kind: 'autocannon', url: urlOf(subject), method: 'POST', connections: 16, duration: options.duration, headers, bodyTemplate: body(pids) });
+              if (r.non2xx > 0 || r.errors > 0) throw new Error(`create (${what}): ${r.non2xx} non-2xx, ${r.errors} errors`);
+              return r;
+            };
+            await load(`small-r${round}-warm-{{n}}`, `${subject}, warm-up`);
+            const r = await load(`small-r${round}-{{n}}`, subject);
             return [r.rps, r.p99];
           },
         },
