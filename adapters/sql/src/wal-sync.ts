@@ -32,7 +32,10 @@ export class WalSync {
     private readonly flush: WalFlush = fdatasync,
   ) {}
 
-  /** Resolves once every WAL frame written before this call is durable; rejects with 'unavailable' when the flush fails. */
+  /**
+   * Resolves once every WAL frame written before this call is durable; rejects with 'unavailable'
+   * when the flush fails, marked `committed` (the callers' transactions did commit).
+   */
   sync(): Promise<void> {
     if (this.#running === undefined) return this.#start();
     // The flush under way may have begun before this caller's commit: wait for the next one.
@@ -69,7 +72,7 @@ export class WalSync {
     try {
       await this.flush(handle);
     } catch (e) {
-      throw new AdapterError('unavailable', `the catalogue's write-ahead log could not be flushed to the disk (${(e as Error).message}); the write may not survive a crash`, { cause: e });
+      throw new AdapterError('unavailable', `the catalogue's write-ahead log could not be flushed to the disk (${(e as Error).message}); the write may not survive a crash`, { cause: e, committed: true });
     }
   }
 
@@ -80,7 +83,7 @@ export class WalSync {
     } catch (e) {
       // not kept: the next sync opens it again (a failure may pass, a missing log appear)
       this.#handle = undefined;
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new AdapterError('unavailable', `cannot open the catalogue's write-ahead log ${this.walFile}: ${(e as Error).message}`, { cause: e });
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new AdapterError('unavailable', `cannot open the catalogue's write-ahead log ${this.walFile}: ${(e as Error).message}`, { cause: e, committed: true });
       return undefined;
     }
   }

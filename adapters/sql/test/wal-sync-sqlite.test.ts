@@ -88,6 +88,8 @@ describe('WalSync', () => {
     const error = await wal.sync().catch((e: unknown) => e);
     expect(AdapterError.is(error) && error.kind).toBe('unavailable');
     expect((error as Error).message).toMatch(/write-ahead log could not be flushed.*EIO/);
+    // the callers' transactions did commit: their change is made, only not confirmed on disk
+    expect((error as AdapterError).committed).toBe(true);
     await wal.sync();
     expect(gate.ended).toBe(1);
     await wal.close();
@@ -101,6 +103,7 @@ describe('WalSync', () => {
     const error = await wal.sync().catch((e: unknown) => e);
     expect(AdapterError.is(error) && error.kind).toBe('unavailable');
     expect((error as Error).message).toMatch(/cannot open the catalogue's write-ahead log/);
+    expect((error as AdapterError).committed).toBe(true);
     rmSync(file, { recursive: true });
     writeFileSync(file, 'frames');
     await wal.sync();

@@ -91,12 +91,23 @@ export function toDataONEException(operation: Operation, err: unknown, pid?: str
   }
   const withPid = pid === undefined ? {} : { pid };
   if (AdapterError.is(err)) {
+    // Made but not confirmed durable: "retry later" would have the caller apply it twice.
+    if (err.committed) return changedButUnconfirmed(operation, pid);
     const name = ADAPTER_KIND_TO_EXCEPTION[err.kind];
     const detail = err.kind === 'invalid' || err.kind === 'conflict' ? `: ${err.message}` : '';
     return fail(operation, name, PUBLIC_DESCRIPTIONS[err.kind] + detail, withPid);
   }
   if (DecodeError.is(err)) return fail(operation, 'InvalidRequest', err.message, withPid);
   return fail(operation, 'ServiceFailure', 'internal error; the node has logged the cause', withPid);
+}
+
+/**
+ * The answer to a change that was made although its operation failed: it committed, but the
+ * node could not confirm that it is on disk (AdapterError.committed).
+ */
+export function changedButUnconfirmed(operation: Operation, pid?: string): DataONEException {
+  const what = pid === undefined ? 'the change was made' : `the change to '${pid}' was made`;
+  return fail(operation, 'ServiceFailure', `${what}, but the node could not confirm that it is safely on disk; read the object's system metadata before sending it again`, pid === undefined ? {} : { pid });
 }
 
 /** True when the error is a bug or backend failure whose cause must be logged. */

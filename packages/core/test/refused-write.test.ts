@@ -63,3 +63,29 @@ it('still removes the bytes of a create the catalogue refused at its commit', as
   const got = await node.call('GET', '/v2/object/raced', { as: 'admin' });
   expect(['one\n', 'two\n']).toContain(got.text);
 });
+
+it('says that a change was made when only the flush of the log failed, for every write (updateSystemMetadata, archive)', async () => {
+  let failing = false;
+  node = await startInProcessNode({
+    walFlush: async (handle) => {
+      if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      await handle.datasync();
+    },
+  });
+  expect((await node.create('v2', 'kept')).status).toBe(200);
+  const before = await node.meta('v2', 'kept');
+  failing = true;
+  // Before: "the storage backend is unavailable; retry later", and a retry with the same
+  // serialVersion was then refused as stale although the first call had been applied.
+  const changed = await node.updateSystemMetadata('kept', { ...before, formatId: 'text/plain' });
+  expectSpecError(changed, 'MNStorage.updateSystemMetadata', 'ServiceFailure', 'kept');
+  expect(changed.text).toContain('was made, but the node could not confirm that it is safely on disk; read the object&apos;s system metadata before sending it again');
+  const archived = await node.call('PUT', '/v2/archive/kept', { as: 'writer' });
+  expectSpecError(archived, 'MNStorage.archive', 'ServiceFailure', 'kept');
+  expect(archived.text).toContain('the change to &apos;kept&apos; was made, but the node could not confirm');
+  failing = false;
+  const after = await node.meta('v2', 'kept');
+  expect(after.formatId).toBe('text/plain');
+  expect(after.archived).toBe(true);
+  expect(after.serialVersion).toBe(before.serialVersion + 2);
+});

@@ -28,12 +28,19 @@ const BRAND = Symbol.for('memberkit.AdapterError');
 export class AdapterError extends Error {
   readonly [BRAND] = true;
   override readonly name = 'AdapterError';
+  /**
+   * True when the change was made (committed) although the call failed: only its durability
+   * could not be confirmed (a log that could not be flushed to the disk). Repeating the change
+   * would apply it twice; read it back instead.
+   */
+  readonly committed: boolean;
   constructor(
     readonly kind: AdapterErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; committed?: boolean },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.committed = options?.committed === true;
   }
   /** True for AdapterErrors from any copy of this package (branded with Symbol.for). */
   static is(e: unknown, kind?: AdapterErrorKind): e is AdapterError {
