@@ -101,6 +101,11 @@ export function toDataONEException(operation: Operation, err: unknown, pid?: str
   return fail(operation, 'ServiceFailure', 'internal error; the node has logged the cause', withPid);
 }
 
+/** The answer to a write that was stored although its commit reported a failure (removeUnreferencedBytes: 'committed'). */
+export function storedButUnconfirmed(operation: Operation, pid: string): DataONEException {
+  return fail(operation, 'ServiceFailure', `'${pid}' was stored, but the node could not confirm that it is safely on disk; read its system metadata before sending it again`, { pid });
+}
+
 /**
  * The answer to a change that was made although its operation failed: it committed, but the
  * node could not confirm that it is on disk (AdapterError.committed).

@@ -23,7 +23,7 @@ export { ObjectService } from './services/object-service.js';
 export { MNStorageService } from './services/mn-storage-service.js';
 export { EventService } from './services/event-service.js';
 export { CatalogueWriter, type CatalogueCommit, type ChangeActor } from './services/catalogue-writer.js';
-export { removeUnreferencedBytes, storedButUnconfirmed, type RefusedWriteBytes } from './services/refused-write.js';
+export { removeUnreferencedBytes, type RefusedWriteBytes } from './services/refused-write.js';
 export { CapabilitiesService } from './services/capabilities-service.js';
 export { SessionResolver } from './services/session-resolver.js';
 export { seriesHead, resolveObject } from './services/resolve.js';

@@ -14,7 +14,7 @@ import {
 } from '@memberkit/types';
 import type { CoreConfig } from '../config.js';
 import type { Clock } from '../clock.js';
-import { fail, toDataONEException, type Operation } from '../errors.js';
+import { fail, storedButUnconfirmed, toDataONEException, type Operation } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { actorOf, type CallContext } from '../session.js';
 import { TOKENS } from '../tokens.js';
@@ -30,7 +30,7 @@ import { changedFields } from '../protocol/sysmeta-fields.js';
 import { nextRevision } from '../protocol/revision.js';
 import { receiveUpload } from '../protocol/upload.js';
 import { decodeSysmetaPart } from '../protocol/sysmeta-part.js';
-import { removeUnreferencedBytes, storedButUnconfirmed } from './refused-write.js';
+import { removeUnreferencedBytes } from './refused-write.js';
 
 /** The object part of a create/update, already spooled to storage's temporary area. */
 export interface ObjectUpload {

@@ -1,5 +1,4 @@
-import type { CatalogueAdapter, DataONEException, StorageAdapter, StorageKey } from '@memberkit/types';
-import { fail, type Operation } from '../errors.js';
+import type { CatalogueAdapter, StorageAdapter, StorageKey } from '@memberkit/types';
 import type { Logger } from '../logger.js';
 
 /** What became of the bytes of a failed write: removed, or kept because its change committed or because nobody can tell. */
@@ -33,9 +32,4 @@ export async function removeUnreferencedBytes(
   }
   await storage.delete?.(key).catch((err: unknown) => logger.error({ err, pid, key }, 'could not remove the bytes of a refused write'));
   return 'removed';
-}
-
-/** The answer to a write that was stored although its commit reported a failure (removeUnreferencedBytes: 'committed'). */
-export function storedButUnconfirmed(op: Operation, pid: string): DataONEException {
-  return fail(op, 'ServiceFailure', `'${pid}' was stored, but the node could not confirm that it is safely on disk; read its system metadata before sending it again`, { pid });
 }
