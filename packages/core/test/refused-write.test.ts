@@ -2,7 +2,7 @@
 // could not be flushed, EIO) keeps its bytes: removing them, as was done for every failed
 // change, left an object whose record is served and whose bytes are gone. A change that did
 // not commit still leaves no bytes behind. Real SQLite catalogue and managed files, in process.
-import { readdir } from 'node:fs/promises';
+import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { expectSpecError, startInProcessNode, type InProcessNode } from './helpers/in-process-node.js';
@@ -19,21 +19,28 @@ async function storedFiles(n: InProcessNode): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => e.name).sort();
 }
 
-it('keeps the bytes of a create or update whose commit landed though the flush of the log failed, and serves them', async () => {
-  let failing = false;
-  node = await startInProcessNode({
-    walFlush: async (handle) => {
-      if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+/** A flush of the write-ahead log that fails with EIO while `failing` is set (fdatasync otherwise). */
+function failingFlush(): { failing: boolean; walFlush: (handle: FileHandle) => Promise<void> } {
+  const flush = {
+    failing: false,
+    walFlush: async (handle: FileHandle) => {
+      if (flush.failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
       await handle.datasync();
     },
-  });
+  };
+  return flush;
+}
+
+it('keeps the bytes of a create or update whose commit landed though the flush of the log failed, and serves them', async () => {
+  const flush = failingFlush();
+  node = await startInProcessNode({ walFlush: flush.walFlush });
   expect((await node.create('v2', 'before')).status).toBe(200);
-  failing = true;
+  flush.failing = true;
   const refused = await node.create('v2', 'flush-failed', { bytes: 'the bytes of flush-failed\n' });
   // The caller learns that the object may be there, not only that something failed.
   expectSpecError(refused, 'MNStorage.create', 'ServiceFailure', 'flush-failed');
   expect(refused.text).toContain('flush-failed&apos; was stored, but the node could not confirm that it is safely on disk; read its system metadata before sending it again');
-  failing = false;
+  flush.failing = false;
   // The change committed: the record is there, and so must be its bytes.
   const meta = await node.meta('v2', 'flush-failed');
   expect(meta.size).toBe('the bytes of flush-failed\n'.length);
@@ -41,9 +48,9 @@ it('keeps the bytes of a create or update whose commit landed though the flush o
   expect(got.status).toBe(200);
   expect(got.text).toBe('the bytes of flush-failed\n');
   // The same for an update (the new version's bytes; the old version is obsoleted by it).
-  failing = true;
+  flush.failing = true;
   expectSpecError(await node.update('v2', 'before', 'before.2', { bytes: 'version 2\n' }), 'MNStorage.update', 'ServiceFailure', 'before.2');
-  failing = false;
+  flush.failing = false;
   expect((await node.meta('v2', 'before')).obsoletedBy).toBe('before.2');
   expect((await node.call('GET', '/v2/object/before.2', { as: 'admin' })).text).toBe('version 2\n');
 });
@@ -65,16 +72,11 @@ it('still removes the bytes of a create the catalogue refused at its commit', as
 });
 
 it('says that a change was made when only the flush of the log failed, for every write (updateSystemMetadata, archive)', async () => {
-  let failing = false;
-  node = await startInProcessNode({
-    walFlush: async (handle) => {
-      if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-      await handle.datasync();
-    },
-  });
+  const flush = failingFlush();
+  node = await startInProcessNode({ walFlush: flush.walFlush });
   expect((await node.create('v2', 'kept')).status).toBe(200);
   const before = await node.meta('v2', 'kept');
-  failing = true;
+  flush.failing = true;
   // Before: "the storage backend is unavailable; retry later", and a retry with the same
   // serialVersion was then refused as stale although the first call had been applied.
   const changed = await node.updateSystemMetadata('kept', { ...before, formatId: 'text/plain' });
@@ -83,7 +85,7 @@ it('says that a change was made when only the flush of the log failed, for every
   const archived = await node.call('PUT', '/v2/archive/kept', { as: 'writer' });
   expectSpecError(archived, 'MNStorage.archive', 'ServiceFailure', 'kept');
   expect(archived.text).toContain('the change to &apos;kept&apos; was made, but the node could not confirm');
-  failing = false;
+  flush.failing = false;
   const after = await node.meta('v2', 'kept');
   expect(after.formatId).toBe('text/plain');
   expect(after.archived).toBe(true);

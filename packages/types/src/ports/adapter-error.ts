@@ -39,7 +39,7 @@ export class AdapterError extends Error {
     message: string,
     options?: { cause?: unknown; committed?: boolean },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.committed = options?.committed === true;
   }
   /** True for AdapterErrors from any copy of this package (branded with Symbol.for). */
