@@ -49,9 +49,11 @@ export const create: Scenario = {
           ],
           async run(subject, round) {
             const body = (pid: string) => part('pid', pid) + part('object', small, 'object.bin') + part('sysmeta', clientSysmeta(pid, Buffer.from(small)), 'sysmeta.xml') + `--${BOUNDARY}--\r\n`;
-            // Unmeasured first: a fresh node's first thousands of creates also pay for starting
-            // threads, compiling code and growing its files (the WAL, directories), which the
-            // figure is not about: the rate of a node that has been taking creates.
+            // Unmeasured first: a node's first thousands of creates after it starts run about half
+            // as fast, on the same folder after a restart too (so not its files growing): its
+            // code is still being compiled (V8's background threads took ~0.9 s of CPU in the
+            // first 3 s, nothing later; the main thread 1.8 ms a create, later 0.95). The
+            // figure is the rate of a node that has been taking creates.
             const load = async (pids: string, what: string): Promise<AutocannonSummary> => {
               const r = await runLoad<AutocannonSummary>({ kind: 'autocannon', url: urlOf(subject), method: 'POST', connections: 16, duration: options.duration, headers, bodyTemplate: body(pids) });
               if (r.non2xx > 0 || r.errors > 0) throw new Error(`create (${what}): ${r.non2xx} non-2xx, ${r.errors} errors`);
