@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cpuMs } from '../bench/lib/common.js';
 import { roundOrder } from '../bench/lib/interleave.js';
 import { changeFlag, noiseOf, summarize } from '../bench/lib/stats.js';
 
@@ -133,5 +134,24 @@ describe('bench statistics (interleaved samples to rows)', () => {
     expect(slower.ref).toMatchObject({ change: { median: -50 }, flag: 'slower' });
     expect(changeFlag({ median: 1.5, min: 1.5, max: 1.5 }, 0, 0, 1)).toBeNull();
     expect(noiseOf({ median: 0.5, min: 0.4, max: 0.6 })).toBeCloseTo(0.2);
+  });
+});
+
+describe('bench CPU accounting (cpuMs)', () => {
+  it('counts the CPU of a process with its descendants (also one that ended), and of processes named as asked', async () => {
+    // A shell whose child (a node process) spins until it used 400 ms of CPU and ends; the
+    // shell then says so and waits. Counted through the shell's pid alone.
+    const { spawn } = await import('node:child_process');
+    const spin = `const t = process.cpuUsage(); while (process.cpuUsage(t).user < 400000);`;
+    const shell = spawn('sh', ['-c', `"${process.execPath}" -e "${spin}"; echo done; sleep 30`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const before = cpuMs([shell.pid]);
+    await new Promise((resolve) => shell.stdout!.on('data', resolve));
+    const used = cpuMs([shell.pid]) - before;
+    shell.kill();
+    expect(used).toBeGreaterThanOrEqual(300);
+    expect(used).toBeLessThan(5_000);
+    // By name: this very process is a 'node'.
+    expect(cpuMs([], ['node'])).toBeGreaterThan(0);
+    expect(cpuMs([undefined, 999_999_999])).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 // Shared pieces of the benchmark runner: result rows, options, child processes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -127,6 +127,49 @@ export async function startServerProcess(script: string, args: string[]): Promis
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux build). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system, ms) used so far by `pids` with all their living descendants (a
+ * node's cluster workers, its helper processes), plus every process named one of `names` (a
+ * database server's backends), with the children each of them has reaped (a process that
+ * ended between two readings still counts). Read from /proc; 0 where there is none. A difference of two
+ * readings around a load run is the work the servers did for it, whatever else shared the cores.
+ */
+export function cpuMs(pids: ReadonlyArray<number | undefined>, names: readonly string[] = []): number {
+  const procs = new Map<number, { ppid: number; comm: string; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      // fields after the name: state ppid ... utime stime cutime cstime (14th to 17th of the
+      // line); the last two hold the children it has reaped, whose own entries are gone
+      const f = stat.slice(close + 2).split(' ');
+      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      procs.set(Number(entry), { ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), ticks });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const chosen = new Set<number>();
+  for (const pid of pids) if (pid !== undefined && procs.has(pid)) chosen.add(pid);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, p] of procs) {
+      if (!chosen.has(pid) && chosen.has(p.ppid)) {
+        chosen.add(pid);
+        grew = true;
+      }
+    }
+  }
+  for (const [pid, p] of procs) if (names.includes(p.comm)) chosen.add(pid);
+  let ticks = 0;
+  for (const pid of chosen) ticks += procs.get(pid)!.ticks;
+  return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
 export function procRss(pid: number | undefined): { current: number; peak: number } {
