@@ -3,7 +3,7 @@
 // a worktree of another commit and its own node) and that the JSON result has its shape. It
 // never asserts timings. The statistics that turn interleaved samples into rows are checked
 // on fixed numbers.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,7 +141,6 @@ describe('bench CPU accounting (cpuMs)', () => {
   it('counts the CPU of a process with its descendants (also one that ended), and of processes named as asked', async () => {
     // A shell whose child (a node process) spins until it used 400 ms of CPU and ends; the
     // shell then says so and waits. Counted through the shell's pid alone.
-    const { spawn } = await import('node:child_process');
     const spin = `const t = process.cpuUsage(); while (process.cpuUsage(t).user < 400000);`;
     const shell = spawn('sh', ['-c', `"${process.execPath}" -e "${spin}"; echo done; sleep 30`], { stdio: ['ignore', 'pipe', 'ignore'] });
     const before = cpuMs([shell.pid]);

@@ -136,8 +136,9 @@ const TICKS_PER_SECOND = 100;
  * CPU time (user + system, ms) used so far by `pids` with all their living descendants (a
  * node's cluster workers, its helper processes), plus every process named one of `names` (a
  * database server's backends), with the children each of them has reaped (a process that
- * ended between two readings still counts). Read from /proc; 0 where there is none. A difference of two
- * readings around a load run is the work the servers did for it, whatever else shared the cores.
+ * ended between two readings still counts). Read from /proc; 0 where there is none. A
+ * difference of two readings around a load run is the work the servers did for it, whatever
+ * else shared the cores.
  */
 export function cpuMs(pids: ReadonlyArray<number | undefined>, names: readonly string[] = []): number {
   const procs = new Map<number, { ppid: number; comm: string; ticks: number }>();
@@ -155,16 +156,13 @@ export function cpuMs(pids: ReadonlyArray<number | undefined>, names: readonly s
       // the process ended meanwhile
     }
   }
+  const children = new Map<number, number[]>();
+  for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
   const chosen = new Set<number>();
-  for (const pid of pids) if (pid !== undefined && procs.has(pid)) chosen.add(pid);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [pid, p] of procs) {
-      if (!chosen.has(pid) && chosen.has(p.ppid)) {
-        chosen.add(pid);
-        grew = true;
-      }
-    }
+  const pending = pids.filter((pid): pid is number => pid !== undefined && procs.has(pid));
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    chosen.add(pid);
+    pending.push(...(children.get(pid) ?? []));
   }
   for (const [pid, p] of procs) if (names.includes(p.comm)) chosen.add(pid);
   let ticks = 0;

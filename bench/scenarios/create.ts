@@ -40,7 +40,7 @@ export const create: Scenario = {
     const urlOf = (subject: Subject) => (subject === 'baseline' ? `http://127.0.0.1:${sink.port}/` : `${nodes.of(subject).baseUrl}/v2/object`);
     const name = 'bare node:http, 3 hashes + fsync';
     // The catalogue's server works for memberkit's creates too (its processes are named so).
-    const database = options.backend.endsWith('+postgres') ? ['postgres'] : [];
+    const databaseProcesses = options.backend.endsWith('+postgres') ? ['postgres'] : [];
     try {
       // Small objects: 1 KiB of text each, a new PID per request (round number and the load worker's `{{n}}`).
       const small = randomBytes(512).toString('hex');
@@ -50,7 +50,7 @@ export const create: Scenario = {
             { metric: 'create 1 KiB c=16 objects/s', unit: 'obj/s', higherIsBetter: true, baselineName: name },
             { metric: 'create 1 KiB c=16 p99', unit: 'ms', higherIsBetter: false, baselineName: name },
             // What a create costs in CPU: its ratio to the baseline's holds steadier than the rates' on shared cores.
-            { metric: `create 1 KiB CPU per object (server${database.length > 0 ? ' + PostgreSQL' : ''})`, unit: 'ms', higherIsBetter: false, baselineName: name, note: 'all threads and processes of the server' },
+            { metric: `create 1 KiB CPU per object (server${databaseProcesses.length > 0 ? ' + PostgreSQL' : ''})`, unit: 'ms', higherIsBetter: false, baselineName: name, note: 'all threads and processes of the server' },
           ],
           async run(subject, round) {
             const body = (pid: string) => part('pid', pid) + part('object', small, 'object.bin') + part('sysmeta', clientSysmeta(pid, Buffer.from(small)), 'sysmeta.xml') + `--${BOUNDARY}--\r\n`;
@@ -65,7 +65,7 @@ export const create: Scenario = {
               return r;
             };
             await load(`small-r${round}-warm-{{n}}`, `${subject}, warm-up`);
-            const cpu = () => (subject === 'baseline' ? cpuMs([sink.child.pid]) : cpuMs([nodes.of(subject).child.pid], database));
+            const cpu = () => (subject === 'baseline' ? cpuMs([sink.child.pid]) : cpuMs([nodes.of(subject).child.pid], databaseProcesses));
             const before = cpu();
             const r = await load(`small-r${round}-{{n}}`, subject);
             return [r.rps, r.p99, (cpu() - before) / r.requests];
