@@ -73,7 +73,7 @@ export function compileBound(bound: Bound, dialect: SqlDialectName, compiler: Ky
     if (v instanceof Rows) (shape += `|${v.rows.length}x${v.rows[0]!.length}`), (plain = false);
     else if (v instanceof DialectText) plain = false;
   }
-  const parameters = plain ? values : values.flatMap((v) => (v instanceof Rows ? v.rows.flat() : v instanceof DialectText ? [] : [v]));
+  const parameters = plain ? values : flattened(values);
   let texts = compiled.get(strings);
   if (texts === undefined) compiled.set(strings, (texts = new Map()));
   const text = texts.get(shape);
@@ -88,6 +88,21 @@ export function compileBound(bound: Bound, dialect: SqlDialectName, compiler: Ky
   if (!same) throw new Error(`q\`\`: a value changes the SQL text of ${built.sql}; use the sql tag there`);
   if (texts.size < MAX_SHAPES_PER_SITE) texts.set(shape, built.sql);
   return { sql: built.sql, parameters };
+}
+
+/**
+ * The parameters of a `q` with Rows or DialectText values, in order. A plain loop: the
+ * flatMap/flat it replaces took ~0.3 µs a value (V8's generic flattening), 2 s of a
+ * 100,000-file wrap scan's multi-row inserts.
+ */
+function flattened(values: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const v of values) {
+    if (v instanceof Rows) {
+      for (const row of v.rows) for (let i = 0; i < row.length; i++) out.push(row[i]);
+    } else if (!(v instanceof DialectText)) out.push(v);
+  }
+  return out;
 }
 
 /** The dialect a kysely instance (or transaction) compiles for. */

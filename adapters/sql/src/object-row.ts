@@ -1,4 +1,4 @@
-import { epochMs, type ObjectSummary, type StoredSystemMetadata } from '@memberkit/types';
+import { epochMs, formatDateTime, type ObjectSummary, type StoredSystemMetadata } from '@memberkit/types';
 import { text } from './dialect.js';
 
 /**
@@ -14,7 +14,9 @@ export function serializeSysmeta(sysmeta: StoredSystemMetadata): string {
   epochMs(sysmeta.dateUploaded, 'dateUploaded');
   epochMs(sysmeta.dateSysMetadataModified, 'dateSysMetadataModified');
   for (const replica of sysmeta.replica ?? []) epochMs(replica.replicaVerified, 'replicaVerified');
-  return JSON.stringify(sysmeta);
+  // The two dates written by formatDateTime (the same text as Date's toJSON, which took
+  // ~2 µs each: half of the JSON's cost); keys keep their order. Replicas are rare.
+  return JSON.stringify({ ...sysmeta, dateUploaded: formatDateTime(sysmeta.dateUploaded), dateSysMetadataModified: formatDateTime(sysmeta.dateSysMetadataModified) });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AdapterError, epochMs, type EventQuery, type ObjectQuery } from '@memberkit/types';
+import { AdapterError, compareCodePoints, epochMs, type EventQuery, type ObjectQuery } from '@memberkit/types';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DialectSql } from './dialect.js';
 import { DIRECT_SKIP, pageRowsJoin } from './paging.js';
@@ -112,7 +112,7 @@ export function eventPositions(tables: { events: string; ranks: string }): Posit
 
 /** Sort order of keys: date, then the key's UTF-8 bytes (code point order, as the columns sort). */
 export function comparePositionKeys(a: PositionKey, b: PositionKey): number {
-  return a.date - b.date || Buffer.compare(Buffer.from(a.key), Buffer.from(b.key));
+  return a.date - b.date || compareCodePoints(a.key, b.key);
 }
 
 /** A piece of SQL with its parameters. */

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inList, isUniqueViolation, num, text, type SqlStore } from '@memberkit/adapter-sql';
-import { AdapterError } from '@memberkit/types';
+import { AdapterError, compareCodePoints } from '@memberkit/types';
 
 /**
  * The rows of the identity tables (identity/schema.ts) and the statements on them. Every
@@ -84,15 +84,11 @@ function accountOf(row: Row): AccountRecord {
 
 /** `(a, b)` in canonical order (the smaller by code point first), as equivalences are stored. */
 export function canonicalPair(x: string, y: string): [string, string] {
-  return Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8')) <= 0 ? [x, y] : [y, x];
+  return compareCodePoints(x, y) <= 0 ? [x, y] : [y, x];
 }
 
 const ref = (column: string): RawBuilder<unknown> => sql.ref(column) as RawBuilder<unknown>;
 
-/** Sorted by code point (UTF-8 byte order), as every dialect's subject columns sort. */
-function byCodePoint(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
 
 export class IdentityStore {
   constructor(private readonly store: SqlStore) {}
@@ -152,7 +148,7 @@ export class IdentityStore {
     if (subjects.length === 0) return [];
     return this.store.read('read accounts', async (trx) => {
       const { rows } = await sql<Row>`SELECT * FROM mk_cn_accounts WHERE ${inList(ref('subject'), [...new Set(subjects)])}`.execute(trx);
-      return rows.map(accountOf).sort((a, b) => byCodePoint(a.subject, b.subject));
+      return rows.map(accountOf).sort((a, b) => compareCodePoints(a.subject, b.subject));
     });
   }
 
@@ -266,7 +262,7 @@ export class IdentityStore {
         UNION SELECT requester, target, created FROM mk_cn_pending_maps WHERE ${inList(ref('target'), list)}`.execute(trx);
       return rows
         .map((r) => ({ requester: text(r.requester), target: text(r.target), created: num(r.created) }))
-        .sort((x, y) => byCodePoint(x.requester, y.requester) || byCodePoint(x.target, y.target));
+        .sort((x, y) => compareCodePoints(x.requester, y.requester) || compareCodePoints(x.target, y.target));
     });
   }
 
@@ -362,7 +358,7 @@ export class IdentityStore {
   private async groupsAmong(trx: Kysely<any>, subjects: readonly string[]): Promise<string[]> {
     if (subjects.length === 0) return [];
     const { rows } = await sql<Row>`SELECT subject FROM mk_cn_groups WHERE ${inList(ref('subject'), [...new Set(subjects)])}`.execute(trx);
-    return rows.map((r) => text(r.subject)).sort(byCodePoint);
+    return rows.map((r) => text(r.subject)).sort(compareCodePoints);
   }
 
   async getGroup(subject: string): Promise<GroupRecord | undefined> {
@@ -388,7 +384,7 @@ export class IdentityStore {
         const g = text(r.group_subject);
         map.set(g, [...(map.get(g) ?? []), text(r[col])]);
       }
-      for (const values of map.values()) values.sort(byCodePoint);
+      for (const values of map.values()) values.sort(compareCodePoints);
       return map;
     };
     const memberMap = byGroup(members.rows, 'member');
@@ -406,7 +402,7 @@ export class IdentityStore {
           updated: num(r.updated),
         };
       })
-      .sort((a, b) => byCodePoint(a.subject, b.subject));
+      .sort((a, b) => compareCodePoints(a.subject, b.subject));
   }
 
   /** The subjects of the groups that have any of `members` as a member (code point order). */
@@ -414,7 +410,7 @@ export class IdentityStore {
     if (members.length === 0) return [];
     return this.store.read('read group membership', async (trx) => {
       const { rows } = await sql<Row>`SELECT DISTINCT group_subject FROM mk_cn_group_members WHERE ${inList(ref('member'), [...new Set(members)])}`.execute(trx);
-      return rows.map((r) => text(r.group_subject)).sort(byCodePoint);
+      return rows.map((r) => text(r.group_subject)).sort(compareCodePoints);
     });
   }
 
@@ -426,7 +422,7 @@ export class IdentityStore {
       const { rows } = await sql<Row>`SELECT group_subject, member FROM mk_cn_group_members WHERE ${inList(ref('member'), [...new Set(members)])}`.execute(trx);
       for (const r of rows) {
         const m = text(r.member);
-        map.set(m, [...(map.get(m) ?? []), text(r.group_subject)].sort(byCodePoint));
+        map.set(m, [...(map.get(m) ?? []), text(r.group_subject)].sort(compareCodePoints));
       }
       return map;
     });

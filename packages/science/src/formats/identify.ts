@@ -47,7 +47,6 @@ export function identifyFormat(input: IdentifyInput, options: IdentifyOptions = 
 /** The formatId of a file, with how it was found. Never throws on any bytes. */
 export function detectFormat(input: IdentifyInput, options: IdentifyOptions = {}): FormatIdentification {
   const extras = options.extraFormats instanceof Set ? (options.extraFormats as Set<string>) : new Set(options.extraFormats ?? []);
-  const publishable = (formatId: string): boolean => listedFormat(formatId) !== undefined || extras.has(formatId);
   const head = input.head.length > HEAD_BYTES ? input.head.subarray(0, HEAD_BYTES) : input.head;
   const ext = extensionOf(input.name);
   const text = headText(head, input.size);
@@ -58,30 +57,35 @@ export function detectFormat(input: IdentifyInput, options: IdentifyOptions = {}
   } catch {
     content = undefined; // identification is advisory: odd bytes never stop a scan
   }
-  const result = (formatId: string, by: FormatIdentification['by'], reason: string, mediaType?: string): FormatIdentification => {
-    const r: FormatIdentification = { formatId, mediaType: listedFormat(formatId)?.mediaType ?? mediaType ?? 'application/octet-stream', by, reason };
-    if (unlisted !== undefined) r.unlisted = unlisted;
-    return r;
-  };
   let unlisted: string | undefined;
   if (content?.exact) {
-    if (publishable(content.formatId)) return result(content.formatId, 'content', content.reason, content.mediaType);
+    if (isPublishable(content.formatId, extras)) return identification(content.formatId, 'content', content.reason, content.mediaType, unlisted);
     unlisted = content.formatId;
     // Known content, but a format outside the list: published as its generic kind.
     const generic = content.mediaType.includes('xml') ? GENERIC_XML : content.mediaType.includes('json') ? 'application/json' : undefined;
     content = generic ? { formatId: generic, exact: false, mediaType: content.mediaType, reason: `${content.reason}; ${unlisted} is not in the federation's format list` } : undefined;
   }
   const byExt = ext && !UNINFORMATIVE_EXTENSIONS.has(ext) ? formatOfExtension(ext) : undefined;
-  if (byExt !== undefined && publishable(byExt)) return result(byExt, 'extension', `extension .${ext}`);
-  if (content && publishable(content.formatId)) return result(content.formatId, 'content', content.reason, content.mediaType);
+  if (byExt !== undefined && isPublishable(byExt, extras)) return identification(byExt, 'extension', `extension .${ext}`, undefined, unlisted);
+  if (content && isPublishable(content.formatId, extras)) return identification(content.formatId, 'content', content.reason, content.mediaType, unlisted);
   if (text.isText && head.length > 0) {
     const table = matchDelimited(text.text, text.truncated);
-    if (table && publishable(table.formatId)) return result(table.formatId, 'content', table.reason, table.mediaType);
+    if (table && isPublishable(table.formatId, extras)) return identification(table.formatId, 'content', table.reason, table.mediaType, unlisted);
   }
   const byType = input.mediaType !== undefined ? formatOfMediaType(input.mediaType) : undefined;
-  if (byType !== undefined && publishable(byType)) return result(byType, 'media-type', `media type ${input.mediaType}`);
+  if (byType !== undefined && isPublishable(byType, extras)) return identification(byType, 'media-type', `media type ${input.mediaType}`, undefined, unlisted);
   const byPlainExt = ext ? formatOfExtension(ext) : undefined;
-  if (byPlainExt !== undefined && publishable(byPlainExt)) return result(byPlainExt, 'extension', `extension .${ext}`);
-  if (text.isText && head.length > 0) return result('text/plain', 'content', 'text');
-  return result(OCTET_STREAM_FORMAT_ID, 'default', head.length === 0 ? 'empty file' : 'no format recognised');
+  if (byPlainExt !== undefined && isPublishable(byPlainExt, extras)) return identification(byPlainExt, 'extension', `extension .${ext}`, undefined, unlisted);
+  if (text.isText && head.length > 0) return identification('text/plain', 'content', 'text', undefined, unlisted);
+  return identification(OCTET_STREAM_FORMAT_ID, 'default', head.length === 0 ? 'empty file' : 'no format recognised', undefined, unlisted);
+}
+
+function isPublishable(formatId: string, extras: ReadonlySet<string>): boolean {
+  return listedFormat(formatId) !== undefined || extras.has(formatId);
+}
+
+function identification(formatId: string, by: FormatIdentification['by'], reason: string, mediaType: string | undefined, unlisted: string | undefined): FormatIdentification {
+  const r: FormatIdentification = { formatId, mediaType: listedFormat(formatId)?.mediaType ?? mediaType ?? 'application/octet-stream', by, reason };
+  if (unlisted !== undefined) r.unlisted = unlisted;
+  return r;
 }

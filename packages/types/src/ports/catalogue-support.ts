@@ -27,6 +27,27 @@ export function wellFormed(value: string): string {
 }
 
 /**
+ * Code point order of two strings: the order of their UTF-8 bytes, as every dialect's text
+ * columns sort (lone surrogates count as U+FFFD, as a database stores them). The first
+ * differing UTF-16 unit decides unless a surrogate is involved, where the bytes are compared:
+ * no Buffer per comparison (a batch's sort is thousands of them).
+ */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  const x = i < a.length ? a.charCodeAt(i) : -1;
+  const y = i < b.length ? b.charCodeAt(i) : -1;
+  if (surrogate(x) || surrogate(y) || (i > 0 && surrogate(a.charCodeAt(i - 1)))) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return x < y ? -1 : 1;
+}
+
+function surrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdfff;
+}
+
+/**
  * The smallest string greater than every string starting with `prefix` in code point order
  * (the order of UTF-8 bytes), or undefined when there is none. `x >= prefix` and `x < upper`
  * is then "x starts with prefix" as a range of an ordered index (EventQuery.idPrefix).
