@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cpuMs } from '../bench/lib/common.js';
+import { cpuMs, reapedChildrenCpuMs } from '../bench/lib/common.js';
 import { roundOrder } from '../bench/lib/interleave.js';
 import { changeFlag, noiseOf, summarize } from '../bench/lib/stats.js';
 
@@ -152,5 +152,21 @@ describe('bench CPU accounting (cpuMs)', () => {
     // By name: this very process is a 'node'.
     expect(cpuMs([], ['node'])).toBeGreaterThan(0);
     expect(cpuMs([undefined, 999_999_999])).toBe(0);
+  });
+
+  it('counts a synchronous child run (a shell and what it starts) through this process\'s reaped children', () => {
+    const spin = `const t = process.cpuUsage(); while (process.cpuUsage(t).user < 300000);`;
+    const before = reapedChildrenCpuMs();
+    execFileSync('sh', ['-c', `"${process.execPath}" -e "${spin}" | cat > /dev/null`]);
+    const used = reapedChildrenCpuMs() - before;
+    expect(used).toBeGreaterThanOrEqual(250);
+    expect(used).toBeLessThan(5_000);
+  });
+
+  it('a subject that reports no figure (NaN: an older --compare ref) has no value and no ratio, not NaN', () => {
+    const spec = { metric: 'CPU per file', unit: 'µs', higherIsBetter: false, baselineName: 'bare' };
+    const row = summarize('s', 'b', spec, { memberkit: [80, 90], ref: [NaN, NaN], baseline: [20, 20] });
+    expect(row.memberkit).toBe(85);
+    expect(row.ref).toMatchObject({ value: null, ratio: null, change: null });
   });
 });

@@ -132,6 +132,24 @@ export async function startServerProcess(script: string, args: string[]): Promis
 /** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux build). */
 const TICKS_PER_SECOND = 100;
 
+/** A /proc/<pid>/stat line's parent, name and CPU ticks: its own, and its reaped children's. */
+function procStat(stat: string): { ppid: number; comm: string; own: number; reaped: number } {
+  const close = stat.lastIndexOf(')');
+  // fields after the name: state ppid ... utime stime cutime cstime (14th to 17th of the
+  // line); the last two hold the children it has reaped, whose own entries are gone
+  const f = stat.slice(close + 2).split(' ');
+  return { ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), own: Number(f[11]) + Number(f[12]), reaped: Number(f[13]) + Number(f[14]) };
+}
+
+/**
+ * CPU time (user + system, ms) of this process's children that have ended and been waited
+ * for: the difference around a synchronous child run (execFileSync) is that run's whole
+ * process tree (a shell, xargs and what it starts), whatever else shared the cores.
+ */
+export function reapedChildrenCpuMs(): number {
+  return (procStat(readFileSync('/proc/self/stat', 'utf8')).reaped * 1000) / TICKS_PER_SECOND;
+}
+
 /**
  * CPU time (user + system, ms) used so far by `pids` with all their living descendants (a
  * node's cluster workers, its helper processes), plus every process named one of `names` (a
@@ -145,13 +163,8 @@ export function cpuMs(pids: ReadonlyArray<number | undefined>, names: readonly s
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      // fields after the name: state ppid ... utime stime cutime cstime (14th to 17th of the
-      // line); the last two hold the children it has reaped, whose own entries are gone
-      const f = stat.slice(close + 2).split(' ');
-      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      procs.set(Number(entry), { ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), ticks });
+      const p = procStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+      procs.set(Number(entry), { ppid: p.ppid, comm: p.comm, ticks: p.own + p.reaped });
     } catch {
       // the process ended meanwhile
     }

@@ -58,7 +58,11 @@ export function changeFlag(change: Spread | null, noiseMemberkit: number | null,
 const r3 = (s: Spread | null): Spread | null => (s === null ? null : { median: round(s.median), min: round(s.min), max: round(s.max) });
 const pct = (s: Spread | null): Spread | null =>
   s === null ? null : { median: Math.round((s.median - 1) * 1000) / 10, min: Math.round((s.min - 1) * 1000) / 10, max: Math.round((s.max - 1) * 1000) / 10 };
-const medianOrNull = (values: number[] | undefined): number | null => (values && values.length > 0 ? round(median(values)) : null);
+/** Median of the finite samples (a subject that cannot report a figure, an older --compare ref, gives NaN). */
+const medianOrNull = (values: number[] | undefined): number | null => {
+  const finite = values?.filter(Number.isFinite) ?? [];
+  return finite.length > 0 ? round(median(finite)) : null;
+};
 const noiseRounded = (n: number | null): number | null => (n === null ? null : Math.round(n * 1000) / 1000);
 
 /** One result row from a metric's samples (index = round). `ref` samples only with --compare. */

@@ -1,12 +1,12 @@
 // Wrap mode over an existing tree of N files (full run 100,000, 1-8 KiB each): time from
 // `memberkit serve` to the first listObjects answer and to the first non-empty one, against
 // the same for an empty managed node; the background checksum scan in MB/s against
-// `sha1sum` over the same files (page cache warm for both).
+// `sha1sum` over the same files (page cache warm for both), and the CPU per file of each.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Subject } from '../lib/common.js';
+import { reapedChildrenCpuMs, type Subject } from '../lib/common.js';
 import type { Scenario } from '../lib/scenario.js';
 
 const MB = 1e6;
@@ -24,13 +24,17 @@ async function firstList(baseUrl: string, nonEmpty: boolean, timeoutMs: number):
   }
 }
 
-/** durationMs of the node's "wrap scan finished" log line, waited for up to `timeoutMs`. */
-async function scanDuration(output: () => string, timeoutMs: number): Promise<number> {
+/**
+ * durationMs and cpuMs (the process's CPU over the scan, every thread) of the node's "wrap scan
+ * finished" log line, waited for up to `timeoutMs`. A node without cpuMs in that line (an older
+ * --compare ref) gives NaN for it.
+ */
+async function scanFigures(output: () => string, timeoutMs: number): Promise<{ durationMs: number; cpuMs: number }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const line = output().split('\n').find((l) => l.includes('wrap scan finished'));
     const m = line === undefined ? null : /"durationMs":([\d.]+)/.exec(line);
-    if (m) return Number(m[1]);
+    if (m) return { durationMs: Number(m[1]), cpuMs: Number(/"cpuMs":([\d.]+)/.exec(line!)?.[1] ?? NaN) };
     if (Date.now() > until) throw new Error('the node logged no "wrap scan finished" line with its durationMs');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -69,10 +73,10 @@ export const wrap: Scenario = {
         const firstNonEmpty = (await firstList(node.baseUrl, true, 600_000)) - started;
         // The scan's own figure: its log line comes once every batch is committed (after the
         // removals and dataset maps that follow the listing), so wait for it rather than read another line's.
-        const scanMs = await scanDuration(() => node.output(), 1_800_000);
+        const scan = await scanFigures(() => node.output(), 1_800_000);
         const total = /total="(\d+)"/.exec(await fetch(`${node.baseUrl}/v2/object?count=0`).then((r) => r.text()))?.[1];
         if (Number(total) < n) throw new Error(`the wrap scan finished with ${total} objects catalogued, not ${n}`);
-        return [first, firstNonEmpty, bytes / MB / (scanMs / 1000)];
+        return [first, firstNonEmpty, bytes / MB / (scan.durationMs / 1000), (scan.cpuMs * 1000) / n];
       } finally {
         await node.stop();
       }
@@ -84,9 +88,11 @@ export const wrap: Scenario = {
       const emptyReady = (await firstList(empty.baseUrl, false, 60_000)) - emptyStart;
       await empty.stop();
       const shaStart = performance.now();
+      const shaCpuStart = reapedChildrenCpuMs();
       execFileSync('sh', ['-c', 'find . -type f -print0 | xargs -0 sha1sum > /dev/null'], { cwd: tree });
       const shaMs = performance.now() - shaStart;
-      return [emptyReady, emptyReady, bytes / MB / (shaMs / 1000)];
+      const shaCpuMs = reapedChildrenCpuMs() - shaCpuStart;
+      return [emptyReady, emptyReady, bytes / MB / (shaMs / 1000), (shaCpuMs * 1000) / n];
     };
     const name = 'empty managed node start';
     return ctx.interleave([
@@ -95,6 +101,8 @@ export const wrap: Scenario = {
           { metric: `first listObjects answer, ${n} files (from spawn)`, unit: 'ms', higherIsBetter: false, baselineName: name },
           { metric: 'first non-empty listObjects (from spawn)', unit: 'ms', higherIsBetter: false, baselineName: name },
           { metric: `checksum scan of ${(bytes / MB).toFixed(0)} MB`, unit: 'MB/s', higherIsBetter: true, baselineName: 'sha1sum (xargs, 1 process)', note: 'scan time from the node\'s "wrap scan finished" log line' },
+          // The rate above moves with whatever shares the cores; the CPU a file costs much less.
+          { metric: 'checksum scan CPU per file (server, every thread)', unit: 'µs', higherIsBetter: false, baselineName: 'sha1sum (xargs, 1 process)', note: 'the node\'s cpuMs over the scan, from its "wrap scan finished" line; sha1sum\'s, find\'s and xargs\'s from this process\'s reaped children' },
         ],
         run: (subject) => (subject === 'baseline' ? baselines() : wrapNode(subject)),
       },

@@ -135,6 +135,15 @@ describe('/metrics', () => {
 });
 
 describe('scan progress', () => {
+  it('the first scan ends with one info line: what it added, its duration and the CPU the process spent on it', () => {
+    const finished = logLines().filter((l) => l.msg === 'wrap scan finished');
+    expect(finished).toHaveLength(1);
+    expect(finished[0]).toMatchObject({ level: 30, added: FILES, changed: 0, removed: 0 });
+    expect(Number.isInteger(finished[0]!.durationMs)).toBe(true);
+    // Whole milliseconds of every thread of the process (hashing three files costs some).
+    expect(Number.isInteger(finished[0]!.cpuMs) && (finished[0]!.cpuMs as number) > 0).toBe(true);
+  });
+
   it('without a terminal: a log line every interval with seen, hashed, rate', async () => {
     const lines: Array<{ fields: Record<string, unknown>; msg?: string }> = [];
     const logger = { info: (fields: object, msg?: string) => lines.push({ fields: fields as Record<string, unknown>, msg }), warn() {}, error() {}, debug() {} };
