@@ -5,6 +5,7 @@ import { aggregateMetrics, createLogger, type Logger, type MetricsSnapshot } fro
 import { isMessage, WORKER_ENV, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './cluster-messages.js';
 import type { LoadedConfig } from './load-config.js';
 import { listenError, OperatorError } from './startup-errors.js';
+import { onStopSignals } from './stop-signals.js';
 
 export interface ClusterOptions {
   loaded: LoadedConfig;
@@ -242,8 +243,7 @@ export async function runClusterPrimary(options: ClusterOptions): Promise<void> 
     metricsServer?.server.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  onStopSignals(shutdown);
 
   // The first worker alone: it creates or migrates the catalogue's tables and the query index
   // (SQLite's switch to WAL wants no company), then the others start together.

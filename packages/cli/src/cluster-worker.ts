@@ -3,6 +3,7 @@ import { buildNode, tlsOptions, type FollowerRole } from './build-node.js';
 import { isMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './cluster-messages.js';
 import { loadConfig } from './load-config.js';
 import { listenError } from './startup-errors.js';
+import { onStopSignals } from './stop-signals.js';
 
 /** How long a follower's query waits for the first worker to bring the index up to date (it may be restarting). */
 const CATCH_UP_TIMEOUT_MS = 60_000;
@@ -92,8 +93,7 @@ export async function runClusterWorker(settings: WorkerSettings): Promise<void> 
       process.exit(0);
     };
     // The primary sends SIGTERM to each worker; a terminal's Ctrl-C or systemd reach every process of the group at once.
-    process.once('SIGINT', () => void stop());
-    process.once('SIGTERM', () => void stop());
+    onStopSignals(stop);
     node.logger.info({ slot: settings.slot, role: leader ? 'first worker: serves requests and runs the background work' : 'serves requests' }, 'worker ready');
     await send({ mk: 'ready', slot: settings.slot });
   } catch (err) {

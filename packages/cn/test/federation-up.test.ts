@@ -18,6 +18,8 @@ const DEVELOPER = 'CN=memberkit developer,DC=local';
 
 interface Federation {
   npm: ChildProcess;
+  /** Resolves when npm's stdout and stderr are closed: every process writing to them has ended and all they wrote has been read. */
+  closed: Promise<void>;
   output(): string;
   cn: string;
   mns: string[];
@@ -27,6 +29,7 @@ interface Federation {
 async function federationUp(dir: string): Promise<Federation> {
   const npm = spawn('npm', ['run', '-s', 'memberkit', '--', 'federation', 'up', dir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const closed = new Promise<void>((resolve) => npm.once('close', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`federation up did not get ready: ${output}`)), 240_000);
     const onData = (d: Buffer) => {
@@ -44,7 +47,7 @@ async function federationUp(dir: string): Promise<Federation> {
     });
   });
   const urls = [...output.matchAll(/ (http:\/\/127\.0\.0\.1:\d+\/(cn|mn)) /g)].map((m) => m[1]!);
-  return { npm, output: () => output, cn: urls.find((u) => u.endsWith('/cn'))!, mns: urls.filter((u) => u.endsWith('/mn')) };
+  return { npm, closed, output: () => output, cn: urls.find((u) => u.endsWith('/cn'))!, mns: urls.filter((u) => u.endsWith('/mn')) };
 }
 
 /** Ctrl-C: SIGINT to the whole process group (npm ends on it, as in a terminal); resolves when no process of the federation is left. */
@@ -59,6 +62,8 @@ async function interrupt(f: Federation, dir: string): Promise<void> {
     if (Date.now() > deadline) throw new Error(`processes of ${dir} still running after Ctrl-C: ${processesOf(dir).join(', ')}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+  // npm's 'exit' can come before the last of the output is read (a quick stop): read it all first.
+  await f.closed;
   expect(f.output()).toContain('stopping the federation');
 }
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { onStopSignals } from '../stop-signals.js';
 
 // The Coordinating Node's commands: `memberkit cn init DIR`, `memberkit cn serve DIR` (also
 // reached by `memberkit serve DIR` when the folder's node.type is "cn") and
@@ -78,8 +79,7 @@ export async function cnServeCommand(dir: string, opts: CnServeFlags): Promise<v
     await running.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  onStopSignals(stop);
 }
 
 export function registerCnCommands(program: Command): void {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { CONFIG_FILE_NAME, ConfigError, DEV_SUBJECT } from '../node-files.js';
+import { onStopSignals } from '../stop-signals.js';
 
 /**
  * `memberkit federation up DIR`: a whole federation on this machine. DIR holds three node
@@ -238,8 +239,7 @@ export async function federationUp(dirArg: string): Promise<void> {
     await stopAll(started);
     process.exit(code);
   };
-  process.once('SIGINT', () => void stop(0));
-  process.once('SIGTERM', () => void stop(0));
+  onStopSignals(() => stop(0));
 
   try {
     started.push({ name: 'CN', child: await startNode('Coordinating Node', cnDir, `${cnBaseUrl}/v2/monitor/ping`), url: cnBaseUrl });

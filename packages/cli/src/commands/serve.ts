@@ -9,6 +9,7 @@ import { workerCount, type WorkersSetting } from '../cluster-size.js';
 import { nodeIdentifierProblem } from '../config-schema.js';
 import { DEV_KEY_FILE, DEV_SUBJECT, loadConfig } from '../load-config.js';
 import { listenError } from '../startup-errors.js';
+import { onStopSignals } from '../stop-signals.js';
 
 export interface ServeFlags {
   config?: string;
@@ -106,8 +107,7 @@ export async function serveCommand(dir: string, opts: ServeFlags): Promise<void>
     await running.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  onStopSignals(stop);
 }
 
 /** Several workers behind one port: the port is chosen here, before any worker starts, so all of them and the banner agree. */
