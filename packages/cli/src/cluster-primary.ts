@@ -1,11 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { aggregateMetrics, createLogger, type Logger, type MetricsSnapshot } from '@memberkit/core';
+import { aggregateMetrics, createLogger, onStopSignals, type Logger, type MetricsSnapshot } from '@memberkit/core';
 import { isMessage, WORKER_ENV, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './cluster-messages.js';
 import type { LoadedConfig } from './load-config.js';
 import { listenError, OperatorError } from './startup-errors.js';
-import { onStopSignals } from './stop-signals.js';
 
 export interface ClusterOptions {
   loaded: LoadedConfig;

@@ -1,9 +1,8 @@
-import { serveNode, type MetricsSnapshot } from '@memberkit/core';
+import { onStopSignals, serveNode, type MetricsSnapshot } from '@memberkit/core';
 import { buildNode, tlsOptions, type FollowerRole } from './build-node.js';
 import { isMessage, type PrimaryMessage, type WorkerMessage, type WorkerSettings } from './cluster-messages.js';
 import { loadConfig } from './load-config.js';
 import { listenError } from './startup-errors.js';
-import { onStopSignals } from './stop-signals.js';
 
 /** How long a follower's query waits for the first worker to bring the index up to date (it may be restarting). */
 const CATCH_UP_TIMEOUT_MS = 60_000;

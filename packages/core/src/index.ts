@@ -14,6 +14,7 @@ export { QueryParams } from './http/params.js';
 export { xmlResponse, xmlPartsResponse, identifierResponse, trueResponse, errorResponse, XML_CONTENT_TYPE } from './http/responses.js';
 export { parseMultipart, partText } from './http/multipart.js';
 export * from './server.js';
+export { onStopSignals, REPEAT_WINDOW_MS } from './stop-signals.js';
 export { createApp, createBaseApp, operationRoute, answerUnknownPaths, rawPath } from './http/app.js';
 export { observeRequests, type RequestRecord, type RequestObserver } from './http/request-log.js';
 export { aggregateMetrics, createNodeMetrics, serveMetrics, type MetricsSnapshot, type NodeMetrics, type ScanCounts } from './http/metrics.js';

@@ -7,7 +7,7 @@
 // options below. With the in-memory starting point, objects live until the process ends.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createLogger, createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, publicKeyOf, serveNode, type CoreConfig } from '@memberkit/core';
+import { createLogger, createMemberNode, DEFAULT_SCHEDULE, generateTokenKeyPair, mintToken, onStopSignals, publicKeyOf, serveNode, type CoreConfig } from '@memberkit/core';
 import { createSqlCatalogue } from '@memberkit/adapter-sql';
 import { createTemplateCatalogue, createTemplateStorage } from '../src/index.js';
 
@@ -63,5 +63,5 @@ const stop = async (): Promise<void> => {
   await running.close();
   process.exit(0);
 };
-process.once('SIGINT', () => void stop());
-process.once('SIGTERM', () => void stop());
+// Ctrl-C under `npm run serve` arrives twice (npm forwards it): onStopSignals stops once.
+onStopSignals(stop);

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { onStopSignals } from '../stop-signals.js';
 
 // The Coordinating Node's commands: `memberkit cn init DIR`, `memberkit cn serve DIR` (also
 // reached by `memberkit serve DIR` when the folder's node.type is "cn") and
@@ -38,7 +37,7 @@ export async function isCnFolder(dir: string, configFile?: string): Promise<bool
 /** `memberkit cn serve DIR`: load, build, listen; the banner goes to stderr, logs to stdout. */
 export async function cnServeCommand(dir: string, opts: CnServeFlags): Promise<void> {
   const { createCnParts, createCoordinatingNode, loadCnFolder, resolveCnPath, toCnConfig } = await import('@memberkit/cn');
-  const { createLogger, listenFirst } = await import('@memberkit/core');
+  const { createLogger, listenFirst, onStopSignals } = await import('@memberkit/core');
   const { listenError } = await import('../startup-errors.js');
   const { readFileSync } = await import('node:fs');
   const loaded = loadCnFolder({ dir, ...(opts.config ? { configFile: opts.config } : {}) });

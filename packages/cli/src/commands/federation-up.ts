@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { CONFIG_FILE_NAME, ConfigError, DEV_SUBJECT } from '../node-files.js';
-import { onStopSignals } from '../stop-signals.js';
 
 /**
  * `memberkit federation up DIR`: a whole federation on this machine. DIR holds three node
@@ -230,6 +229,7 @@ export async function federationUp(dirArg: string): Promise<void> {
   }
 
   const { tokenFromFolder, approveNodeInFolder, CN_DEV_ADMIN } = await import('@memberkit/cn');
+  const { onStopSignals } = await import('@memberkit/core');
   const started: Started[] = [];
   let stopping = false;
   const stop = async (code: number) => {

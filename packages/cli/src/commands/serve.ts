@@ -2,14 +2,13 @@ import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { listenFirst, serveMetrics } from '@memberkit/core';
+import { listenFirst, onStopSignals, serveMetrics } from '@memberkit/core';
 import { buildNode, tlsOptions } from '../build-node.js';
 import { WORKER_ENV, type WorkerSettings } from '../cluster-messages.js';
 import { workerCount, type WorkersSetting } from '../cluster-size.js';
 import { nodeIdentifierProblem } from '../config-schema.js';
 import { DEV_KEY_FILE, DEV_SUBJECT, loadConfig } from '../load-config.js';
 import { listenError } from '../startup-errors.js';
-import { onStopSignals } from '../stop-signals.js';
 
 export interface ServeFlags {
   config?: string;
