@@ -19,6 +19,7 @@ import { FolderDatasets, FormatRules, FormatRulesError, type FolderFile, type Fo
 import type { CatalogueCommit } from '../services/catalogue-writer.js';
 import type { ObjectChange } from '../extension.js';
 import { EntryExaminer } from './entry-examiner.js';
+import { pagesAhead } from './pages-ahead.js';
 import { emptyReport, logScan, type ScanLogger, type ScanReport } from './scan-report.js';
 import { isWrapStorage, pidFromPath, type WrapStorage } from './wrap-storage.js';
 
@@ -125,6 +126,18 @@ interface Planned {
 }
 
 const ACTOR_FIELDS = { ipAddress: '127.0.0.1', userAgent: 'memberkit wrap scanner' };
+
+/** Hashed entries waiting for the catalogue, in batches, at most. */
+const MAX_BACKLOG_BATCHES = 2;
+
+/** Listed entries are looked up in the scan state a page at a time... */
+const LIST_PAGE = 256;
+/**
+ * ...and read this many pages ahead of the examination. Without it a tree scan waited at every
+ * directory for its listing and lstats (queued behind the hashing on the file workers): a fifth
+ * of the main thread idle.
+ */
+const LIST_PAGES_AHEAD = 4;
 
 /**
  * Keeps the catalogue in step with a wrapped storage (wrap mode), for any StorageAdapter that
@@ -287,6 +300,8 @@ export class WrapScanner {
     let fatal: { error: unknown } | undefined;
     let timer: NodeJS.Timeout | undefined;
     let backlog = 0; // hashed entries not yet committed
+    // Wakes a start() waiting for the backlog to shrink, once a batch has been committed.
+    let batchCommitted: (() => void) | undefined;
     const flushPending = (): Promise<void> => {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
@@ -302,6 +317,9 @@ export class WrapScanner {
             fatal = { error: e };
           } finally {
             backlog -= items.length;
+            const wake = batchCommitted;
+            batchCommitted = undefined;
+            wake?.();
           }
         });
       }
@@ -349,8 +367,11 @@ export class WrapScanner {
         wake?.();
       });
       inflight.add(job);
-      // Constant memory: never run ahead of the catalogue by more than two batches.
-      if (backlog >= 2 * this.batchSize) await chain;
+      // Constant memory: never run ahead of the catalogue by more than MAX_BACKLOG_BATCHES.
+      // Waiting for the next batch's commit, not the whole chain's: before, the scan stopped
+      // until the last batch queued was committed and its WAL synced (an fdatasync of several
+      // milliseconds every batch, the main thread idle meanwhile).
+      while (backlog >= MAX_BACKLOG_BATCHES * this.batchSize && !fatal) await new Promise<void>((resolve) => (batchCommitted = resolve));
     };
 
     /** Listed entries, looked up in the scan state a page at a time. */
@@ -393,17 +414,13 @@ export class WrapScanner {
     let walkError: { error: unknown } | undefined;
     try {
       const listOptions = { ...(signal ? { signal } : {}), onSkip: (path: string, reason: string) => report.skipped.push({ path, reason }) };
-      let page: StorageEntry[] = [];
-      for await (const entry of this.options.storage.list(listOptions)) {
+      // Pages of the listing are read ahead of the examination, so the storage's waits (a
+      // directory's next entries, a bucket's next page) overlap the hashing instead of stalling it.
+      for await (const page of pagesAhead(this.options.storage.list(listOptions), LIST_PAGE, LIST_PAGES_AHEAD)) {
         if (fatal) break;
-        report.seen!++;
-        page.push(entry);
-        if (page.length >= 256) {
-          await consider(page);
-          page = [];
-        }
+        report.seen! += page.length;
+        await consider(page);
       }
-      if (!fatal && page.length > 0) await consider(page);
     } catch (e) {
       walkError = { error: e };
     }
