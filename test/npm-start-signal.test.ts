@@ -49,9 +49,9 @@ interface Started {
 }
 
 /** `npm start -- DIR` in its own process group (a terminal's foreground job); resolves once it printed its URL. */
-async function npmStartInGroup(dir: string): Promise<Started> {
+async function npmStartInGroup(dir: string, extra: string[] = []): Promise<Started> {
   writeConfig(dir, { node: { identifier: 'urn:node:NPMSIGNAL' }, log: { level: 'info' } });
-  const npm = spawn('npm', ['start', '--', dir, '--port', '0', '--host', '127.0.0.1'], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const npm = spawn('npm', ['start', '--', dir, '--port', '0', '--host', '127.0.0.1', ...extra], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   const closed = new Promise<number | null>((resolve) => npm.once('close', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
@@ -176,9 +176,12 @@ describe('npm start stopped with Ctrl-C (SIGINT to its process group; npm forwar
     expect(await again.closed).toBe(0);
   }, 120_000);
 
-  it('Ctrl-C again while a request holds the graceful stop: the node exits at once with a line saying so', async () => {
+  it.each([
+    ['one process', []],
+    ['--workers 2 (the workers end with the primary)', ['--workers', '2']],
+  ])('Ctrl-C again while a request holds the graceful stop: the node exits at once with a line saying so (%s)', async (_, extra) => {
     const dir = folder();
-    const s = await npmStartInGroup(dir);
+    const s = await npmStartInGroup(dir, extra);
     const created = createInTwoHalves(s.port, 'held-open', async () => {
       await sleep(200);
       process.kill(-s.npm.pid!, 'SIGINT');
@@ -191,6 +194,7 @@ describe('npm start stopped with Ctrl-C (SIGINT to its process group; npm forwar
     expect(await s.closed).not.toBe(0);
     expect(s.output()).toContain('SIGINT again while stopping: exiting now');
     expect(await created).toBeInstanceOf(Error);
-    await until('no process of the folder is left', () => processesOf(dir).length === 0, 15_000);
+    // At once: well before the graceful stop's 5 s grace would have ended (2.5 s from now).
+    await until('no process of the folder is left', () => processesOf(dir).length === 0, 1_500);
   }, 120_000);
 });

@@ -92,7 +92,11 @@ export async function runClusterWorker(settings: WorkerSettings): Promise<void> 
       process.exit(0);
     };
     // The primary sends SIGTERM to each worker; a terminal's Ctrl-C or systemd reach every process of the group at once.
-    onStopSignals(stop);
+    // Every repeat is ignored: the primary's SIGTERM may come later than a terminal's SIGINT, the
+    // primary ends a worker whose stop takes too long (SIGKILL after its deadline), and a worker
+    // ends with its primary (node:cluster exits a worker whose primary disconnected): a second
+    // Ctrl-C, which exits the primary at once, ends them too.
+    onStopSignals(stop, { exitOnRepeat: false });
     node.logger.info({ slot: settings.slot, role: leader ? 'first worker: serves requests and runs the background work' : 'serves requests' }, 'worker ready');
     await send({ mk: 'ready', slot: settings.slot });
   } catch (err) {

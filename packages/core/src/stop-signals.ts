@@ -14,9 +14,11 @@ type Stop = (signal: NodeJS.Signals) => Promise<void> | void;
  * one-time listener the copy npm forwards found the default action and killed the process in
  * the middle of its graceful stop (requests in flight cut, the federation's nodes orphaned).
  * A repeat within REPEAT_WINDOW_MS is that copy and is ignored; a later one is the operator
- * insisting, and the process exits at once (as a second Ctrl-C does elsewhere).
+ * insisting, and the process exits at once (as a second Ctrl-C does elsewhere), unless
+ * `exitOnRepeat` is false: a process whose supervisor ends it if its stop takes too long.
  */
-export function onStopSignals(stop: Stop, say: (line: string) => void = (line) => console.error(line)): void {
+export function onStopSignals(stop: Stop, options: { exitOnRepeat?: boolean; say?: (line: string) => void } = {}): void {
+  const say = options.say ?? ((line: string) => console.error(line));
   let first: number | undefined;
   const handle = (signal: NodeJS.Signals): void => {
     if (first === undefined) {
@@ -24,7 +26,7 @@ export function onStopSignals(stop: Stop, say: (line: string) => void = (line) =
       void stop(signal);
       return;
     }
-    if (Date.now() - first < REPEAT_WINDOW_MS) return;
+    if (options.exitOnRepeat === false || Date.now() - first < REPEAT_WINDOW_MS) return;
     say(`${signal} again while stopping: exiting now, without waiting for the rest of the graceful stop`);
     process.exit(128 + (constants.signals[signal] ?? 0));
   };
