@@ -3,6 +3,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type RawBuil
 import { createPool, type PoolOptions } from 'mysql2';
 import pg from 'pg';
 import { SqliteSync, StatementCache } from './executor.js';
+import { nameWrites } from './pg-named-writes.js';
 import { PgPreparedReader } from './pg-prepared-reader.js';
 import { isDatabaseFile, WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync, type WalFlush } from './wal-sync.js';
@@ -165,7 +166,9 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
   let walSync: WalSync | undefined;
   if (options.dialect === 'postgres') {
     const config: pg.PoolConfig = typeof c === 'string' ? { connectionString: c } : (c as pg.PoolConfig);
-    db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ max: 10, ...config }) }) });
+    const pool = new pg.Pool({ max: 10, ...config });
+    pool.on('connect', (client) => nameWrites(client));
+    db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     preparedReader = new PgPreparedReader(config);
   } else if (options.dialect === 'mysql') {
     const base: PoolOptions = typeof c === 'string' ? { uri: c } : (c as PoolOptions);

@@ -10,8 +10,9 @@ import { createSqlCatalogue } from '../src/index.js';
 import { freshDatabase, PG_URL, type FreshDatabase } from './helpers/databases.js';
 
 /** A TCP proxy to PostgreSQL counting the frontend's round trips (Sync 'S' and simple Query 'Q'). */
-function countingProxy(target: URL): Promise<{ server: Server; port: number; roundTrips: () => number }> {
+function countingProxy(target: URL): Promise<{ server: Server; port: number; roundTrips: () => number; writeParses: () => number }> {
   let trips = 0;
+  let writeParses = 0;
   const server = createServer((client: Socket) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
     let pending = Buffer.alloc(0);
@@ -34,6 +35,12 @@ function countingProxy(target: URL): Promise<{ server: Server; port: number; rou
         if (pending.length < 1 + len) break;
         const type = String.fromCharCode(pending[0]!);
         if (type === 'S' || type === 'Q') trips++;
+        if (type === 'P') {
+          // Parse: the statement's name, then its text
+          const body = pending.subarray(5, 1 + len).toString('utf8');
+          const text = body.slice(body.indexOf('\0') + 1);
+          if (/^\s*(?:WITH\s+\w+\s+AS\s+\(\s*)?(?:INSERT|UPDATE|DELETE)\b/i.test(text)) writeParses++;
+        }
         if (process.env.MK_TRACE_PG && (type === 'P' || type === 'Q')) {
           const body = pending.subarray(5, 1 + len).toString('utf8');
           console.log(type, type === 'P' ? body.slice(body.indexOf('\0') + 1, body.indexOf('\0', body.indexOf('\0') + 1)).slice(0, 140) : body.slice(0, 140));
@@ -48,7 +55,7 @@ function countingProxy(target: URL): Promise<{ server: Server; port: number; rou
     upstream.on('error', () => client.destroy());
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port, roundTrips: () => trips })),
+    server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port, roundTrips: () => trips, writeParses: () => writeParses })),
   );
 }
 
@@ -105,6 +112,27 @@ describe('PostgreSQL round trips per request', () => {
     expect(res.status, await res.text()).toBe(200);
     console.log('round trips of one create', proxy.roundTrips() - before);
     expect(proxy.roundTrips() - before).toBeLessThanOrEqual(13);
+  });
+
+  it("a connection parses a write statement once: later creates send none of their writes' texts again", async () => {
+    const create = async (n: number) => {
+      const bytes = Buffer.from(`p,q\n${n},5\n`);
+      const pid = `parsed-once-${n}`;
+      const form = new FormData();
+      form.append('pid', pid);
+      form.append('object', new Blob([bytes]), 'data.csv');
+      form.append('sysmeta', new Blob([`<d1:systemMetadata xmlns:d1="http://ns.dataone.org/service/types/v2.0"><identifier>${pid}</identifier>
+        <formatId>text/csv</formatId><size>${bytes.length}</size><checksum algorithm="SHA-1">${createHash('sha1').update(bytes).digest('hex')}</checksum>
+        <rightsHolder>${node.subjects.writer}</rightsHolder></d1:systemMetadata>`]), 'sysmeta.xml');
+      const res = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${node.tokens.writer}` } });
+      expect(res.status, await res.text()).toBe(200);
+    };
+    // One at a time: the pool hands out the connection released last, which prepared them.
+    for (let i = 0; i < 3; i++) await create(i);
+    const before = proxy.writeParses();
+    for (let i = 3; i < 8; i++) await create(i);
+    // Unnamed, each create parsed its intent, its rows, its event and its fused last statement again (6 a create).
+    expect(proxy.writeParses() - before).toBe(0);
   });
 
   it('concurrent creates share transactions: fewer round trips each than a create alone', async () => {
