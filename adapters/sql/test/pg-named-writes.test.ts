@@ -1,6 +1,6 @@
 // PostgreSQL: write statements run as named prepared statements, one per text and connection
-// (pg-named-writes.ts), on a real server: what is prepared (writes, up to the bound; never
-// reads), and that a failed write and its rolled-back transaction leave the statement usable.
+// (pg-named-writes.ts), on a real server: what is prepared (writes and row locks, up to the
+// bound; not other reads), and that a failed write and its rolled-back transaction leave the statement usable.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameWrites } from '../src/pg-named-writes.js';
@@ -16,7 +16,7 @@ describe('named write statements (PostgreSQL)', () => {
     db = await freshDatabase('postgres');
     client = new pg.Client(db.connection as pg.ClientConfig);
     await client.connect();
-    nameWrites(client, 3);
+    nameWrites(client, 4);
     await client.query('CREATE TABLE t (id text PRIMARY KEY, n int NOT NULL)');
   });
   afterAll(async () => {
@@ -30,17 +30,20 @@ describe('named write statements (PostgreSQL)', () => {
     await client.query(insert, ['b', 2]);
     await client.query('UPDATE t SET n = n + $1 WHERE id = $2', [10, 'a']);
     await client.query('WITH d AS (DELETE FROM t WHERE id = $1 RETURNING n) INSERT INTO t (id, n) SELECT $2, n FROM d', ['b', 'c']);
+    // a row lock (of a write transaction) is named too
+    expect((await client.query('SELECT n FROM t WHERE id = $1 FOR UPDATE', ['a'])).rows).toEqual([{ n: 11 }]);
     expect((await client.query('SELECT id, n FROM t WHERE id <> $1 ORDER BY id', ['zzz'])).rows).toEqual([
       { id: 'a', n: 11 },
       { id: 'c', n: 2 },
     ]);
-    // the fourth write text, past the bound of 3: unnamed, and it still runs
+    // the fifth text, past the bound of 4: unnamed, and it still runs
     await client.query('DELETE FROM t WHERE id = $1', ['c']);
     expect((await client.query('SELECT count(*)::int AS n FROM t', [])).rows[0]).toEqual({ n: 1 });
     expect((await prepared()).map((p) => [p.name, p.statement])).toEqual([
       ['mk_w0', 'INSERT INTO t (id, n) VALUES ($1, $2)'],
       ['mk_w1', 'UPDATE t SET n = n + $1 WHERE id = $2'],
       ['mk_w2', 'WITH d AS (DELETE FROM t WHERE id = $1 RETURNING n) INSERT INTO t (id, n) SELECT $2, n FROM d'],
+      ['mk_w3', 'SELECT n FROM t WHERE id = $1 FOR UPDATE'],
     ]);
   });
 
@@ -54,6 +57,6 @@ describe('named write statements (PostgreSQL)', () => {
       { id: 'a', n: 11 },
       { id: 'd', n: 4 },
     ]);
-    expect((await prepared()).length).toBe(3);
+    expect((await prepared()).length).toBe(4);
   });
 });
