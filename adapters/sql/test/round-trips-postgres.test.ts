@@ -88,6 +88,17 @@ describe('PostgreSQL round trips per request', () => {
     await db?.drop();
   });
 
+  /** A create of `bytes` as a CSV object `pid`, sent as the writer. */
+  function createCsv(pid: string, bytes: Buffer): Promise<Response> {
+    const form = new FormData();
+    form.append('pid', pid);
+    form.append('object', new Blob([bytes]), 'data.csv');
+    form.append('sysmeta', new Blob([`<d1:systemMetadata xmlns:d1="http://ns.dataone.org/service/types/v2.0"><identifier>${pid}</identifier>
+      <formatId>text/csv</formatId><size>${bytes.length}</size><checksum algorithm="SHA-1">${createHash('sha1').update(bytes).digest('hex')}</checksum>
+      <rightsHolder>${node.subjects.writer}</rightsHolder></d1:systemMetadata>`]), 'sysmeta.xml');
+    return fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${node.tokens.writer}` } });
+  }
+
   // 1 for the write intent (an INSERT that checks the identifier, no transaction), then one
   // transaction of 12: BEGIN, clock lock, identifier + object + access rows, event, the position
   // index of objects and of events (3 each: lock, look again, update), settled intent + feed +
@@ -95,15 +106,8 @@ describe('PostgreSQL round trips per request', () => {
   // before the last statement was fused.) Concurrent creates share that transaction (group
   // commit), so the clock row is locked once per group; this guards the count from growing.
   it('create: round trips of each write step', async () => {
-    const bytes = Buffer.from('x,y\n3,4\n');
     const before = proxy.roundTrips();
-    const form = new FormData();
-    form.append('pid', 'round-trip-create');
-    form.append('object', new Blob([bytes]), 'data.csv');
-    form.append('sysmeta', new Blob([`<d1:systemMetadata xmlns:d1="http://ns.dataone.org/service/types/v2.0"><identifier>round-trip-create</identifier>
-      <formatId>text/csv</formatId><size>${bytes.length}</size><checksum algorithm="SHA-1">${createHash('sha1').update(bytes).digest('hex')}</checksum>
-      <rightsHolder>${node.subjects.writer}</rightsHolder></d1:systemMetadata>`]), 'sysmeta.xml');
-    const res = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${node.tokens.writer}` } });
+    const res = await createCsv('round-trip-create', Buffer.from('x,y\n3,4\n'));
     expect(res.status, await res.text()).toBe(200);
     console.log('round trips of one create', proxy.roundTrips() - before);
     expect(proxy.roundTrips() - before).toBeLessThanOrEqual(13);
@@ -111,15 +115,7 @@ describe('PostgreSQL round trips per request', () => {
 
   it('a connection parses the statements of a create once: later creates send no statement text again', async () => {
     const create = async (n: number) => {
-      const bytes = Buffer.from(`p,q\n${n},5\n`);
-      const pid = `parsed-once-${n}`;
-      const form = new FormData();
-      form.append('pid', pid);
-      form.append('object', new Blob([bytes]), 'data.csv');
-      form.append('sysmeta', new Blob([`<d1:systemMetadata xmlns:d1="http://ns.dataone.org/service/types/v2.0"><identifier>${pid}</identifier>
-        <formatId>text/csv</formatId><size>${bytes.length}</size><checksum algorithm="SHA-1">${createHash('sha1').update(bytes).digest('hex')}</checksum>
-        <rightsHolder>${node.subjects.writer}</rightsHolder></d1:systemMetadata>`]), 'sysmeta.xml');
-      const res = await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${node.tokens.writer}` } });
+      const res = await createCsv(`parsed-once-${n}`, Buffer.from(`p,q\n${n},5\n`));
       expect(res.status, await res.text()).toBe(200);
     };
     // One at a time: the pool hands out the connection released last, which prepared them.
@@ -132,17 +128,7 @@ describe('PostgreSQL round trips per request', () => {
   });
 
   it('concurrent creates share transactions: fewer round trips each than a create alone', async () => {
-    const create = (n: number) => {
-      const bytes = Buffer.from(`x,y\n${n},4\n`);
-      const pid = `round-trip-group-${n}`;
-      const form = new FormData();
-      form.append('pid', pid);
-      form.append('object', new Blob([bytes]), 'data.csv');
-      form.append('sysmeta', new Blob([`<d1:systemMetadata xmlns:d1="http://ns.dataone.org/service/types/v2.0"><identifier>${pid}</identifier>
-        <formatId>text/csv</formatId><size>${bytes.length}</size><checksum algorithm="SHA-1">${createHash('sha1').update(bytes).digest('hex')}</checksum>
-        <rightsHolder>${node.subjects.writer}</rightsHolder></d1:systemMetadata>`]), 'sysmeta.xml');
-      return fetch(`${node.baseUrl}/v2/object`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${node.tokens.writer}` } });
-    };
+    const create = (n: number) => createCsv(`round-trip-group-${n}`, Buffer.from(`x,y\n${n},4\n`));
     const before = proxy.roundTrips();
     const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => create(i)));
     for (const r of answers) expect(r.status, await r.text()).toBe(200);
