@@ -160,7 +160,7 @@ describe('multipart bodies under mutation fuzzing (node process)', () => {
     expect(res.status).toBe(400);
   }, 30_000);
 
-  // Found by the long run (FUZZ_HTTP_RUNS=1000, a create v1 body). busboy, given a close
+  // Found by the long run (FUZZ_HTTP_RUNS=1000, a create v1 body). busboy 1.6, given a close
   // delimiter, then more delimiters and a part, neither closes nor errors when the body ends;
   // multipart.ts answers such a request instead of letting it wait forever.
   it('parts after the close delimiter, body ending inside one, gets an answer', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import busboy from 'busboy';
+import { Busboy } from '@fastify/busboy';
 import {
   createException,
   exceptionFromXml,
@@ -60,14 +60,14 @@ function error(res: ServerResponse, name: ExceptionName, description: string, de
 function parts(req: IncomingMessage): Promise<Map<string, string>> {
   return new Promise((resolve, reject) => {
     const out = new Map<string, string>();
-    const bb = busboy({ headers: req.headers });
+    const bb = Busboy({ headers: req.headers as { 'content-type': string } });
     bb.on('field', (name, value) => out.set(name, value));
     bb.on('file', (name, stream) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => out.set(name, Buffer.concat(chunks).toString('utf8')));
     });
-    bb.on('close', () => resolve(out));
+    bb.on('finish', () => resolve(out));
     bb.on('error', reject);
     req.pipe(bb);
   });
