@@ -94,9 +94,10 @@ export async function parseMultipart<T>(
         if (size <= MAX_SMALL_PART_BYTES) fields.set(name, Buffer.concat(chunks));
       });
     });
-    // The parser leaves the part it was reading open when the body ends early or it fails (and
-    // some failures leave it running, while pipe() has already unpiped the body): its consumer
-    // would wait forever for the rest. Every part not yet ended is ended with the failure.
+    // A parser destroyed because the body failed leaves the part it was reading open (no 'end',
+    // no error), and some parser failures leave it running while pipe() has already unpiped the
+    // body: the part's consumer would wait forever for the rest. Every part not yet ended is
+    // ended with the failure (multipart-body-failure.test.ts).
     const stopParts = (err: Error) => {
       parser.destroy();
       for (const part of parts) if (!partEnded(part)) part.destroy(err);
