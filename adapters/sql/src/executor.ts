@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { CompiledQuery, MysqlAdapter, PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectSql, SqlDialectName } from './dialect.js';
 import type { SqlStep } from './position-index.js';
+import { ARRAY_ROWS } from './pg-array-rows.js';
 
 /**
  * The store's operations are written once, as generators of SQL statements (a `Routine`), and
@@ -199,8 +200,9 @@ export async function runAsync<T>(db: Kysely<any>, d: DialectSql | undefined, ro
 async function executeAsync(db: Kysely<any>, d: DialectSql | undefined, step: Statement | SqlStep): Promise<unknown> {
   if (!isStatement(step)) {
     if (d === undefined) throw new Error('runAsync: a position-index step needs the dialect');
-    const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(numbered(d, step), step.params));
-    return step.arrays ? rows.map((row) => Object.values(row)) : rows;
+    const asArrays = step.arrays === true && d.name === 'postgres';
+    const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(asArrays ? ARRAY_ROWS + numbered(d, step) : numbered(d, step), step.params));
+    return step.arrays && !asArrays ? rows.map((row) => Object.values(row)) : rows;
   }
   const { query } = step;
   const result =

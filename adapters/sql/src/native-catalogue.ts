@@ -128,9 +128,9 @@ export class SqlNativeCatalogue implements CatalogueAdapter {
 
   /** The page `list` returns, read from the summary columns (no system metadata JSON decoded). */
   async listSummaries(query: ObjectQuery): Promise<{ total: number; items: ObjectSummary[] }> {
-    // SQLite: the position index's rows as arrays of values (better-sqlite3's raw mode builds
-    // no object per row; a page of 1,000 summaries is mostly that).
-    const arrays = this.store.dialect.name === 'sqlite';
+    // The position index's rows as arrays of values: no object per row (better-sqlite3's raw
+    // mode, node-pg's rowMode 'array'); a page of 1,000 summaries is mostly that.
+    const arrays = this.store.dialect.name !== 'mysql';
     const covered = listingIndexesCoverSummaries(this.store.dialect);
     const { total, rows } = await this.#page<Record<string, unknown> | unknown[]>(query, SUMMARY_COLUMNS, arrays, covered);
     return { total, items: rows.map((row) => summaryOf(row)) };
