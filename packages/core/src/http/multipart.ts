@@ -3,6 +3,7 @@ import { Busboy } from '@fastify/busboy';
 import type { Context } from 'hono';
 import { fail, type Operation } from '../errors.js';
 import { requestBody } from './request-body.js';
+import { plainFormBoundary, plainFormParts, SMALL_BODY_BYTES } from './small-multipart.js';
 
 /** Small parts (pid, sysmeta, message...) are buffered up to this size; object parts are streamed. */
 export const MAX_SMALL_PART_BYTES = 4 * 1024 * 1024;
@@ -14,28 +15,93 @@ export interface MultipartResult<T> {
   streamed?: T;
 }
 
+/** Options of parseMultipart. */
+export interface MultipartOptions<T> {
+  streamName?: string;
+  onStream?: (stream: AsyncIterable<Uint8Array>) => Promise<T>;
+  onStreamAbandoned?: (value: T) => Promise<void>;
+  signal?: AbortSignal;
+}
+
 /**
  * Parse a multipart/form-data body in one pass. The part named `streamName` (the object) is
  * handed to `onStream` as it arrives, never buffered; every other part is collected (bounded).
  * Clients send parts in either order (pid, object, sysmeta is the usual), so nothing is
  * decided until the whole body is read. On any failure, `onStreamAbandoned` undoes what
- * `onStream` started.
+ * `onStream` started. A small body (declared length up to SMALL_BODY_BYTES) is read whole
+ * first and, when it has the plain shape, split without the streaming parser.
  */
-export async function parseMultipart<T>(
-  op: Operation,
-  request: Request | Context,
-  options: {
-    streamName?: string;
-    onStream?: (stream: AsyncIterable<Uint8Array>) => Promise<T>;
-    onStreamAbandoned?: (value: T) => Promise<void>;
-    signal?: AbortSignal;
-  } = {},
-): Promise<MultipartResult<T>> {
-  const { contentType, body } = requestBody(request);
+export async function parseMultipart<T>(op: Operation, request: Request | Context, options: MultipartOptions<T> = {}): Promise<MultipartResult<T>> {
+  const { contentType, body, length } = requestBody(request);
   if (!/^multipart\/form-data/i.test(contentType)) {
     throw fail(op, 'InvalidRequest', `expected a multipart/form-data body (got '${contentType || 'none'}')`);
   }
   if (!body) throw fail(op, 'InvalidRequest', 'the request has no body');
+  const boundary = length !== undefined && length <= SMALL_BODY_BYTES ? plainFormBoundary(contentType) : undefined;
+  if (boundary === undefined) return streamParts(op, contentType, body, options);
+  const bytes = await readWhole(op, body, length!, options.signal);
+  const parts = plainFormParts(bytes, boundary);
+  if (parts === undefined) return streamParts(op, contentType, Readable.from([bytes], { objectMode: false }), options);
+  const fields = new Map<string, Buffer>();
+  let streamed: Promise<T> | undefined;
+  for (const part of parts) {
+    if (!isFilePart(part.name, part.type, part.filename, options.streamName)) {
+      // As the streaming parser gives a field: its text (UTF-8, bad sequences replaced), then bytes.
+      fields.set(part.name, Buffer.from(part.data.toString('utf8'), 'utf8'));
+    } else if (part.name === options.streamName && options.onStream && streamed === undefined) {
+      streamed = options.onStream(once(part.data));
+    } else fields.set(part.name, part.data);
+  }
+  return streamed === undefined ? { fields } : { fields, streamed: await streamed };
+}
+
+/**
+ * Whether a part is taken as bytes (streamed, or collected as they are) rather than as a text
+ * field. The object part is streamed whatever its headers: `curl -F 'object=<file'` and a
+ * FormData string send it with no filename, as a plain field would be.
+ */
+function isFilePart(name: string | undefined, type: string | undefined, filename: string | undefined, streamName: string | undefined): boolean {
+  return name === streamName || filename !== undefined || type === 'application/octet-stream';
+}
+
+async function* once(bytes: Buffer): AsyncIterable<Uint8Array> {
+  if (bytes.length > 0) yield bytes;
+}
+
+/** A small body, whole; a failure or a client gone away while it arrives is the caller's InvalidRequest. */
+function readWhole(op: Operation, body: Readable, length: number, signal: AbortSignal | undefined): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const stop = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      reject(fail(op, 'InvalidRequest', `the request body was interrupted: ${error.message}`));
+    };
+    const onAbort = () => body.destroy(new Error('client went away'));
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Only a body that is not a socket's (which Node frames by its Content-Length) can do this.
+      if (size > length) body.destroy(new Error('the body is longer than its Content-Length'));
+      else chunks.push(chunk);
+    });
+    body.once('end', () => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      resolve(Buffer.concat(chunks, size));
+    });
+    body.once('error', stop);
+    body.once('close', () => stop(new Error('the connection closed before the body ended')));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The streaming parser (@fastify/busboy) over `body`. */
+async function streamParts<T>(op: Operation, contentType: string, body: Readable, options: MultipartOptions<T>): Promise<MultipartResult<T>> {
   let parser: ReturnType<typeof Busboy>;
   try {
     // @fastify/busboy finds boundaries with Buffer.indexOf (native code), where busboy's search
@@ -43,9 +109,7 @@ export async function parseMultipart<T>(
     parser = Busboy({
       headers: { 'content-type': contentType },
       limits: { fieldSize: MAX_SMALL_PART_BYTES, fields: 50, files: 10, parts: 60 },
-      // The object part is streamed whatever its headers: `curl -F 'object=<file'` and a
-      // FormData string send it with no filename, as a plain field would be.
-      isPartAFile: (name, type, filename) => name === options.streamName || filename !== undefined || type === 'application/octet-stream',
+      isPartAFile: (name, type, filename) => isFilePart(name, type, filename, options.streamName),
     });
   } catch (err) {
     throw fail(op, 'InvalidRequest', `malformed multipart/form-data: ${(err as Error).message}`);

@@ -13,6 +13,12 @@ export interface RequestBody {
   contentType: string;
   /** The body's bytes; undefined when the request has none (a fetch Request without a body). */
   body: Readable | undefined;
+  /** The body's declared length (Content-Length); undefined when not declared (chunked). */
+  length: number | undefined;
+}
+
+function declaredLength(value: string | null | undefined): number | undefined {
+  return value !== null && value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
 /**
@@ -23,12 +29,16 @@ export interface RequestBody {
  */
 export function requestBody(source: Request | Context): RequestBody {
   if (source instanceof Request) {
-    return { contentType: source.headers.get('content-type') ?? '', body: source.body ? Readable.fromWeb(source.body as ReadableStream<Uint8Array>) : undefined };
+    return {
+      contentType: source.headers.get('content-type') ?? '',
+      body: source.body ? Readable.fromWeb(source.body as ReadableStream<Uint8Array>) : undefined,
+      length: declaredLength(source.headers.get('content-length')),
+    };
   }
   const incoming = (source.env as NodeEnv | undefined)?.incoming;
   // Only while nobody else reads it (a fetch Request built from it listens for its data).
   if (incoming instanceof IncomingMessage && !incoming.readableDidRead && incoming.listenerCount('data') === 0 && incoming.listenerCount('readable') === 0) {
-    return { contentType: incoming.headers['content-type'] ?? '', body: incoming };
+    return { contentType: incoming.headers['content-type'] ?? '', body: incoming, length: declaredLength(incoming.headers['content-length']) };
   }
   return requestBody(source.req.raw);
 }
