@@ -94,7 +94,8 @@ function readWhole(op: Operation, body: Readable, length: number, signal: AbortS
       resolve(Buffer.concat(chunks, size));
     });
     body.once('error', stop);
-    body.once('close', () => stop(new Error('the connection closed before the body ended')));
+    // (an Error is made only when needed: 'close' follows every body's 'end', and a stack costs)
+    body.once('close', () => settled || stop(new Error('the connection closed before the body ended')));
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
   });
