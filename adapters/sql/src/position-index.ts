@@ -187,6 +187,11 @@ export function* applyPositionDeltas(
 ): SqlSteps<void> {
   const sorted = deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(comparePositionKeys);
   const grown: Array<{ lo: PositionKey; next: PositionKey | undefined }> = [];
+  const one = flavor === 'mysql' || sorted.length === 0 ? undefined : yield* addToOneBucket(flavor, t, sorted, bucketRows);
+  if (one !== undefined) {
+    if (one.grown) grown.push({ lo: one.lo, next: yield* bucketAfter(t, one.lo) });
+    sorted.length = 0;
+  }
   for (let i = 0; i < sorted.length; ) {
     const bucket = yield* lockBucket(flavor, t, sorted[i]!);
     let n = 0;
@@ -209,6 +214,43 @@ export function* applyPositionDeltas(
   }
   if (grown.length > 0 && beforeSplit) yield* beforeSplit();
   for (const bucket of grown) yield* split(t, bucket.lo, bucket.next, bucketRows);
+}
+
+/**
+ * The usual write, every delta in the bucket that holds the first (new rows at the end of a
+ * listing): the bucket is locked, then updated by a new statement that checks no bucket begins
+ * between it and the last delta (a split or rebuild committed while the lock was awaited is
+ * seen there). One statement less than lockBucket and an update per bucket: a round trip on
+ * PostgreSQL per listing and write group. Undefined, nothing changed, when the deltas span
+ * buckets or the bucket is gone: the caller takes them bucket by bucket.
+ */
+function* addToOneBucket(flavor: SqlFlavor, t: PositionTable, sorted: readonly PositionDelta[], bucketRows: number): SqlSteps<{ lo: PositionKey; grown: boolean } | undefined> {
+  const first = sorted[0]!;
+  const last = sorted[sorted.length - 1]!;
+  const [found] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
+    WHERE list = ${t.list} AND lo_date <= ${first.date} AND (lo_date < ${first.date} OR lo_key <= ${first.key})
+    ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${raw(flavor === 'sqlite' ? '' : 'FOR UPDATE')}`);
+  if (found === undefined) return undefined;
+  const lo = positionKeyOf(found);
+  let n = 0;
+  let pub = 0;
+  for (const d of sorted) (n += d.n), (pub += d.pub);
+  const [size] = yield* rows(q`UPDATE ${raw(t.ranks)} SET n = n + ${n}, n_public = n_public + ${pub}
+    WHERE list = ${t.list} AND lo_date = ${lo.date} AND lo_key = ${lo.key} AND NOT EXISTS (
+      SELECT 1 FROM ${raw(t.ranks)} b WHERE b.list = ${t.list}
+        AND b.lo_date >= ${lo.date} AND (b.lo_date > ${lo.date} OR b.lo_key > ${lo.key})
+        AND b.lo_date <= ${last.date} AND (b.lo_date < ${last.date} OR b.lo_key <= ${last.key}))
+    RETURNING n`);
+  if (size === undefined) return undefined;
+  return { lo, grown: n > 0 && asNumber(size.n) >= 2 * bucketRows };
+}
+
+/** The first key of the bucket after `lo` (none: `lo` is the last). */
+function* bucketAfter(t: PositionTable, lo: PositionKey): SqlSteps<PositionKey | undefined> {
+  const [next] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
+    WHERE list = ${t.list} AND lo_date >= ${lo.date} AND (lo_date > ${lo.date} OR lo_key > ${lo.key})
+    ORDER BY lo_date, lo_key LIMIT 1`);
+  return next === undefined ? undefined : positionKeyOf(next);
 }
 
 /** Locks the bucket holding `k`; returns it with the next bucket's first key (none: last). */
