@@ -26,8 +26,9 @@ export interface SmallPart {
   data: Buffer;
 }
 
-// RFC 2046 boundary characters; the parameter alone, quoted or not.
-const FORM = /^multipart\/form-data;[ \t]*boundary=(?:"([0-9A-Za-z'()+_,\-./:=? ]{1,70})"|([0-9A-Za-z'()+_,\-./:=?]{1,70}))$/i;
+// The boundary parameter alone: quoted, any of RFC 2046's boundary characters; unquoted, those
+// that are also token characters (RFC 2045: '(', ')', ',', '/', ':', '=', '?' must be quoted).
+const FORM = /^multipart\/form-data;[ \t]*boundary=(?:"([0-9A-Za-z'()+_,\-./:=? ]{1,70})"|([0-9A-Za-z'+_\-.]{1,70}))$/i;
 
 /** The boundary of a form's Content-Type in its plain shape, else undefined. */
 export function plainFormBoundary(contentType: string): string | undefined {

@@ -128,6 +128,10 @@ describe('parseMultipart on small bodies', () => {
       ['eleven parts', form(Array.from({ length: 11 }, (_, i) => ({ name: `f${i}`, data: Buffer.from(String(i)) })))],
       ['a quoted boundary', form([{ name: 'pid', data: Buffer.from('p') }], 'a b'), 'multipart/form-data; boundary="a b"'],
       ['a boundary with a charset after it', plain, `multipart/form-data; boundary=${BOUNDARY}; charset=utf-8`],
+      ['a quoted boundary of special characters', form([{ name: 'pid', data: Buffer.from('p') }], "a:b=c?d/(e),f"), 'multipart/form-data; boundary="a:b=c?d/(e),f"'],
+      ['an unquoted boundary of token characters', form([{ name: 'pid', data: Buffer.from('p') }], "a.b_c'd+e-"), "multipart/form-data; boundary=a.b_c'd+e-"],
+      ['an unquoted boundary holding "="', form([{ name: 'pid', data: Buffer.from('p') }], 'a=b'), 'multipart/form-data; boundary=a=b'],
+      ['an unquoted boundary holding ":"', form([{ name: 'pid', data: Buffer.from('p') }], 'a:b'), 'multipart/form-data; boundary=a:b'],
       ['an empty body', Buffer.alloc(0)],
       // Which of two parts of one name wins is the streaming parser's matter (its events' order).
       ['a name given twice', form([{ name: 'pid', filename: 'o.bin', data: Buffer.alloc(0) }, { name: 'pid', data: Buffer.from([0]) }])],
@@ -136,8 +140,13 @@ describe('parseMultipart on small bodies', () => {
       const { small, streamed } = await bothWays(body, contentType);
       expect(small, what).toEqual(streamed);
     }
-    // The quoted boundary's plain shape is taken by the shortcut; the rest above are not.
+    // Which of them the shortcut takes: the boundaries in their plain forms, no other shape above.
     expect(plainFormBoundary('multipart/form-data; boundary="a b"')).toBe('a b');
+    expect(plainFormBoundary('multipart/form-data; boundary="a:b=c?d/(e),f"')).toBe('a:b=c?d/(e),f');
+    expect(plainFormBoundary("multipart/form-data; boundary=a.b_c'd+e-")).toBe("a.b_c'd+e-");
+    // Unquoted, these are not token characters: busboy's reading of the parameter decides.
+    expect(plainFormBoundary('multipart/form-data; boundary=a=b')).toBeUndefined();
+    expect(plainFormBoundary('multipart/form-data; boundary=a:b')).toBeUndefined();
     expect(plainFormParts(Buffer.concat([Buffer.from('hello\r\n'), plain]), BOUNDARY)).toBeUndefined();
     expect(plainFormParts(unusual.at(-1)![1], BOUNDARY)).toBeUndefined();
   });
