@@ -225,13 +225,9 @@ export function* applyPositionDeltas(
  * buckets or the bucket is gone: the caller takes them bucket by bucket.
  */
 function* addToOneBucket(flavor: SqlFlavor, t: PositionTable, sorted: readonly PositionDelta[], bucketRows: number): SqlSteps<{ lo: PositionKey; grown: boolean } | undefined> {
-  const first = sorted[0]!;
   const last = sorted[sorted.length - 1]!;
-  const [found] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
-    WHERE list = ${t.list} AND lo_date <= ${first.date} AND (lo_date < ${first.date} OR lo_key <= ${first.key})
-    ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${raw(flavor === 'sqlite' ? '' : 'FOR UPDATE')}`);
-  if (found === undefined) return undefined;
-  const lo = positionKeyOf(found);
+  const lo = yield* lockStartOf(flavor, t, sorted[0]!);
+  if (lo === undefined) return undefined;
   let n = 0;
   let pub = 0;
   for (const d of sorted) (n += d.n), (pub += d.pub);
@@ -253,15 +249,23 @@ function* bucketAfter(t: PositionTable, lo: PositionKey): SqlSteps<PositionKey |
   return next === undefined ? undefined : positionKeyOf(next);
 }
 
+/**
+ * Locks the bucket that holds `k` as the caller's snapshot sees it and returns its first key;
+ * undefined when there is none (a rebuild replaced every bucket). The caller looks again in a
+ * new statement, which sees what committed while the lock was awaited.
+ */
+function* lockStartOf(flavor: SqlFlavor, t: PositionTable, k: PositionKey): SqlSteps<PositionKey | undefined> {
+  const [found] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
+    WHERE list = ${t.list} AND lo_date <= ${k.date} AND (lo_date < ${k.date} OR lo_key <= ${k.key})
+    ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${raw(flavor === 'sqlite' ? '' : 'FOR UPDATE')}`);
+  return found === undefined ? undefined : positionKeyOf(found);
+}
+
 /** Locks the bucket holding `k`; returns it with the next bucket's first key (none: last). */
 function* lockBucket(flavor: SqlFlavor, t: PositionTable, k: PositionKey): SqlSteps<{ lo: PositionKey; next: PositionKey | undefined }> {
-  const forUpdate = raw(flavor === 'sqlite' ? '' : 'FOR UPDATE');
   for (let attempt = 0; attempt < 20; attempt++) {
-    const [found] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
-      WHERE list = ${t.list} AND lo_date <= ${k.date} AND (lo_date < ${k.date} OR lo_key <= ${k.key})
-      ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${forUpdate}`);
-    if (found === undefined) continue; // a rebuild replaced every bucket: look again
-    const lo = positionKeyOf(found);
+    const lo = yield* lockStartOf(flavor, t, k);
+    if (lo === undefined) continue; // a rebuild replaced every bucket: look again
     // A new statement sees what committed while we waited for the lock (a split, a rebuild).
     const now = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
       WHERE list = ${t.list} AND lo_date >= ${lo.date} AND (lo_date > ${lo.date} OR lo_key >= ${lo.key})

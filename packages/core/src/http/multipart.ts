@@ -74,12 +74,13 @@ function readWhole(op: Operation, body: Readable, length: number, signal: AbortS
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const stop = (error: Error) => {
-      if (settled) return;
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
-      reject(fail(op, 'InvalidRequest', `the request body was interrupted: ${error.message}`));
+      return true;
     };
+    const stop = (error: Error) => settle() && reject(fail(op, 'InvalidRequest', `the request body was interrupted: ${error.message}`));
     const onAbort = () => body.destroy(new Error('client went away'));
     body.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -87,12 +88,7 @@ function readWhole(op: Operation, body: Readable, length: number, signal: AbortS
       if (size > length) body.destroy(new Error('the body is longer than its Content-Length'));
       else chunks.push(chunk);
     });
-    body.once('end', () => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      resolve(Buffer.concat(chunks, size));
-    });
+    body.once('end', () => settle() && resolve(Buffer.concat(chunks, size)));
     body.once('error', stop);
     // (an Error is made only when needed: 'close' follows every body's 'end', and a stack costs)
     body.once('close', () => settled || stop(new Error('the connection closed before the body ended')));
