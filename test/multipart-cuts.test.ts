@@ -232,3 +232,48 @@ describe('multipart bodies cut at every point', () => {
     expect(Buffer.from(await whole.arrayBuffer()).equals(big)).toBe(true);
   });
 });
+
+describe('the request log of a cut upload', () => {
+  let dir: string;
+  let node: NodeProcess;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'memberkit-cut-log-'));
+    writeConfig(dir, { log: { level: 'info' } });
+    node = await startNodeProcess(dir);
+  });
+  afterAll(async () => {
+    await node?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a create whose client hangs up mid-body gets its request line, marked aborted (small bodies read whole and streamed ones)', async () => {
+    const lines = () =>
+      node
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.includes('"msg":"request"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const route: Route = { label: 'create', method: 'POST', path: '/mn/v2/object', auth: WRITER, parts: [] };
+    // 64 KiB of object: under the size read whole; 1 MiB: streamed to a temp file.
+    for (const [size, pid] of [[64 * 1024, 'cut-small'], [1024 * 1024, 'cut-large']] as const) {
+      for (const how of ['FIN', 'RST'] as const) {
+        const before = lines().length;
+        const { bytes } = body([{ name: 'pid', body: pid }, { name: 'object', body: Buffer.alloc(size, 'x'), file: true }, { name: 'sysmeta', body: clientSysmeta(pid, Buffer.alloc(size, 'x')), file: true }]);
+        await cut(node.port, route, bytes, Math.floor(bytes.length / 2), how);
+        const what = `${size} bytes cut by ${how}`;
+        expect(await waitFor(() => lines().length > before), `${what}: a request line; output: ${node.output().slice(-1500)}`).toBe(true);
+        const line = lines()[before]!;
+        expect(line, what).toMatchObject({ method: 'POST', route: '/mn/v2/object', op: 'MNStorage.create', subject: 'CN=writer', aborted: true, status: 400, error: 'InvalidRequest' });
+        expect(line.bytesIn, what).toBe(bytes.length);
+      }
+    }
+    // A whole create is one line, not aborted.
+    const before = lines().length;
+    expect((await fetch(`${node.baseUrl}/v2/object`, { method: 'POST', headers: { Authorization: WRITER }, body: createForm('whole', Buffer.from('whole bytes')) })).status).toBe(200);
+    expect(await waitFor(() => lines().length > before)).toBe(true);
+    expect(lines().slice(before)).toHaveLength(1);
+    expect(lines()[before]).toMatchObject({ op: 'MNStorage.create', status: 200 });
+    expect(lines()[before]!.aborted).toBeUndefined();
+  });
+});

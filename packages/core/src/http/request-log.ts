@@ -144,6 +144,10 @@ interface Pending {
   heard: RequestObserver[];
   /** The answer's status, once the route has answered. */
   status: number;
+  /** The route has answered (the record can be written). */
+  answered: boolean;
+  /** The connection closed before the route answered (a client that left mid-upload). */
+  closedEarly: boolean;
 }
 
 function emitRecord(p: Pending, bytesOut: number, aborted: boolean): void {
@@ -169,7 +173,9 @@ const PENDING = Symbol('memberkit pending request record');
 /** The response's 'close' listener: one function for every request, its facts on the response. */
 function onClose(this: Counted & { [PENDING]: Pending }): void {
   const p = this[PENDING];
-  emitRecord(p, this[WRITTEN], !this.writableFinished);
+  // Still in the route (reading a body the client stopped sending): written once it answers.
+  if (!p.answered) p.closedEarly = true;
+  else emitRecord(p, this[WRITTEN], !this.writableFinished);
 }
 
 /**
@@ -209,15 +215,24 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
       logger,
       heard,
       status: 0,
+      answered: false,
+      closedEarly: false,
     };
     if (outgoing) {
-      const counted = countWrites(outgoing);
-      await next();
-      setAppHeaders(c, outgoing);
-      // Logged once the body is sent (or the client left): the duration covers streaming.
-      p.status = c.res.status;
-      (counted as Counted & { [PENDING]: Pending })[PENDING] = p;
+      const counted = countWrites(outgoing) as Counted & { [PENDING]: Pending };
+      // Listened to before the route runs: a connection that closes while the route still
+      // reads the request (an upload cut short) gets its line too, marked aborted.
+      counted[PENDING] = p;
       counted.on('close', onClose);
+      try {
+        await next();
+        setAppHeaders(c, outgoing);
+      } finally {
+        // Logged once the body is sent (or the client left): the duration covers streaming.
+        p.status = c.res.status;
+        p.answered = true;
+        if (p.closedEarly) emitRecord(p, counted[WRITTEN], true);
+      }
       return;
     }
     await next();
