@@ -3,7 +3,7 @@ import { Busboy } from '@fastify/busboy';
 import type { Context } from 'hono';
 import { fail, type Operation } from '../errors.js';
 import { requestBody } from './request-body.js';
-import { plainFormBoundary, plainFormParts, SMALL_BODY_BYTES } from './small-multipart.js';
+import { plainFormBoundary, plainFormParts, SMALL_BODY_BYTES, type SmallPart } from './small-multipart.js';
 
 /** Small parts (pid, sysmeta, message...) are buffered up to this size; object parts are streamed. */
 export const MAX_SMALL_PART_BYTES = 4 * 1024 * 1024;
@@ -41,7 +41,9 @@ export async function parseMultipart<T>(op: Operation, request: Request | Contex
   if (boundary === undefined) return streamParts(op, contentType, body, options);
   const bytes = await readWhole(op, body, length!, options.signal);
   const parts = plainFormParts(bytes, boundary);
-  if (parts === undefined) return streamParts(op, contentType, Readable.from([bytes], { objectMode: false }), options);
+  if (parts === undefined || parts.some((p) => !readsAsUtf8(p, options.streamName))) {
+    return streamParts(op, contentType, Readable.from([bytes], { objectMode: false }), options);
+  }
   const fields = new Map<string, Buffer>();
   let streamed: Promise<T> | undefined;
   for (const part of parts) {
@@ -53,6 +55,15 @@ export async function parseMultipart<T>(op: Operation, request: Request | Contex
     } else fields.set(part.name, part.data);
   }
   return streamed === undefined ? { fields } : { fields, streamed: await streamed };
+}
+
+/**
+ * A part the split below gives as the streaming parser would: bytes (a file part: its charset
+ * changes nothing) or text in UTF-8. A field in another charset is decoded by the streaming
+ * parser, which knows them.
+ */
+function readsAsUtf8(part: SmallPart, streamName: string | undefined): boolean {
+  return part.charset === undefined || part.charset === 'utf-8' || part.charset === 'utf8' || isFilePart(part.name, part.type, part.filename, streamName);
 }
 
 /**

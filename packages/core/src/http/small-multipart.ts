@@ -3,7 +3,7 @@
  * A small create (a few KiB) spent a seventh of the main thread's time in the streaming
  * parser's machinery (a parser, a header parser, a stream and its events per part); the
  * clients of the federation all send the same plain form. Anything outside that form (a
- * preamble, folded or unknown headers, parameters, non-ASCII headers, a name given twice,
+ * preamble, folded or unknown headers, parameters other than a part's charset, non-ASCII headers, a name given twice,
  * padding after a delimiter, an epilogue, many parts, a body that does not end with the close
  * delimiter) is left to the streaming parser on the same bytes: this is a shortcut, never a
  * second reading of the format. small-multipart.test.ts checks both give the same parts.
@@ -21,6 +21,8 @@ export interface SmallPart {
   filename?: string;
   /** The media type, lower-cased; 'text/plain' when the part has no Content-Type. */
   type: string;
+  /** The Content-Type's charset parameter, lower-cased, when it has one. */
+  charset?: string;
   /** The part's bytes (a view of the body). */
   data: Buffer;
 }
@@ -38,7 +40,8 @@ export function plainFormBoundary(contentType: string): string | undefined {
 }
 
 const DISPOSITION = /^form-data;[ \t]*name="([^"\\]*)"(?:;[ \t]*filename="([^"\\]*)")?$/i;
-const PLAIN_TYPE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+\/[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// A media type, maybe with a charset parameter (Java clients send `text/plain; charset=…`), alone.
+const PLAIN_TYPE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+\/[!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?:;[ \t]*charset=(?:"([!#$%&'*+\-.^_`|~0-9A-Za-z]+)"|([!#$%&'*+\-.^_`|~0-9A-Za-z]+)))?$/i;
 // Printable ASCII and tabs: what the header block of a plain part holds.
 // eslint-disable-next-line no-control-regex
 const PLAIN_HEADER_TEXT = /^[\t\x20-\x7e]*$/;
@@ -83,7 +86,7 @@ export function plainFormParts(body: Buffer, boundary: string): SmallPart[] | un
 function plainHeaders(block: string): Omit<SmallPart, 'data'> | undefined {
   if (!PLAIN_HEADER_TEXT.test(block.replaceAll('\r\n', ''))) return undefined;
   let disposition: RegExpExecArray | null | undefined;
-  let type: string | undefined;
+  let type: RegExpExecArray | null | undefined;
   let encoding = false;
   for (const line of block.split('\r\n')) {
     const colon = line.indexOf(':');
@@ -95,14 +98,20 @@ function plainHeaders(block: string): Omit<SmallPart, 'data'> | undefined {
       disposition = DISPOSITION.exec(value);
       if (disposition === null) return undefined;
     } else if (name === 'content-type' && type === undefined) {
-      if (!PLAIN_TYPE.test(value)) return undefined;
-      type = value.toLowerCase();
+      type = PLAIN_TYPE.exec(value);
+      if (type === null) return undefined;
     } else if (name === 'content-transfer-encoding' && !encoding) {
       encoding = true;
     } else return undefined;
   }
   if (!disposition) return undefined;
-  return { name: disposition[1]!, ...(disposition[2] !== undefined ? { filename: disposition[2] } : {}), type: type ?? 'text/plain' };
+  const charset = type?.[2] ?? type?.[3];
+  return {
+    name: disposition[1]!,
+    ...(disposition[2] !== undefined ? { filename: disposition[2] } : {}),
+    type: type?.[1]!.toLowerCase() ?? 'text/plain',
+    ...(charset !== undefined ? { charset: charset.toLowerCase() } : {}),
+  };
 }
 
 function startsWith(body: Buffer, prefix: Buffer, at: number): boolean {

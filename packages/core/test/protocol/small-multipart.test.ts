@@ -73,7 +73,10 @@ const part: fc.Arbitrary<PartSpec> = fc.record(
   {
     name,
     filename: fc.constantFrom('o.bin', 'sysmeta.xml', '', 'a/b.txt'),
-    type: fc.constantFrom('application/octet-stream', 'text/xml', 'TEXT/PLAIN', 'application/octet-stream', 'text/xml', 'text/xml; charset=UTF-8', 'application/xml;charset=latin1'),
+    type: fc.constantFrom(
+      'application/octet-stream', 'text/xml', 'TEXT/PLAIN', 'application/octet-stream', 'text/xml', 'text/xml; charset=UTF-8', 'application/xml;charset=latin1',
+      'text/plain; charset=US-ASCII', 'text/plain; charset="utf-8"', 'text/plain; charset=utf8', 'text/plain; charset=ISO-8859-1', 'text/plain; charset=utf-8; format=flowed',
+    ),
     encoding: fc.boolean(),
     data,
   },
@@ -114,6 +117,25 @@ describe('parseMultipart on small bodies', () => {
     expect(small).toMatchObject({ fields: { pid: Buffer.from('a\uFFFD(\uFFFDb').toString('hex'), raw: bad.toString('hex') }, streamed: '' });
   });
 
+  it('takes a charset on a part: UTF-8 fields and file parts of any charset split here, fields of other charsets decoded by the streaming parser', async () => {
+    const e = Buffer.from('é', 'utf8');
+    const latin = Buffer.from([0xe9]);
+    // Java clients: text parts as `text/plain; charset=…`, files as octet-stream.
+    const java = form([
+      { name: 'pid', type: 'text/plain; charset=UTF-8', encoding: true, data: Buffer.concat([Buffer.from('p-'), e]) },
+      { name: 'object', filename: 'o', type: 'application/octet-stream; charset=ISO-8859-1', data: latin },
+      { name: 'sysmeta', filename: 's.xml', type: 'text/xml; charset="US-ASCII"', data: latin },
+    ]);
+    const both = await bothWays(java);
+    expect(both.shortcut).toBe(true);
+    expect(both.small).toEqual(both.streamed);
+    expect(both.small).toEqual({ fields: { pid: Buffer.from('p-é').toString('hex'), sysmeta: latin.toString('hex') }, streamed: latin.toString('hex') });
+    // A field in Latin-1: its text is 'é' (the streaming parser decodes it), not a replaced byte.
+    const latinField = await bothWays(form([{ name: 'pid', type: 'text/plain; charset=ISO-8859-1', data: latin }]));
+    expect(latinField.small).toEqual(latinField.streamed);
+    expect(latinField.small).toEqual({ fields: { pid: e.toString('hex') }, streamed: null });
+  });
+
   it('leaves unusual bodies to the streaming parser, with its answer', async () => {
     const plain = form([{ name: 'pid', data: Buffer.from('p') }]);
     const unusual: Array<[string, Buffer, string?]> = [
@@ -124,6 +146,8 @@ describe('parseMultipart on small bodies', () => {
       ['a folded header', Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data;\r\n name="pid"\r\n\r\np\r\n--${BOUNDARY}--\r\n`)],
       ['a filename* parameter', Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="pid"; filename*=UTF-8''a%20b\r\n\r\np\r\n--${BOUNDARY}--\r\n`)],
       ['a charset on a field', form([{ name: 'pid', type: 'text/plain; charset=latin1', data: Buffer.from([0xe9]) }])],
+      ['a parameter besides the charset', form([{ name: 'pid', type: 'text/plain; charset=utf-8; format=flowed', data: Buffer.from('p') }])],
+      ['a space before the charset\'s semicolon', form([{ name: 'pid', type: 'text/plain ; charset=utf-8', data: Buffer.from('p') }])],
       ['no Content-Disposition', Buffer.from(`--${BOUNDARY}\r\nContent-Type: text/plain\r\n\r\np\r\n--${BOUNDARY}--\r\n`)],
       ['eleven parts', form(Array.from({ length: 11 }, (_, i) => ({ name: `f${i}`, data: Buffer.from(String(i)) })))],
       ['a quoted boundary', form([{ name: 'pid', data: Buffer.from('p') }], 'a b'), 'multipart/form-data; boundary="a b"'],
