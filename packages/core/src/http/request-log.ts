@@ -231,7 +231,8 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
         // Logged once the body is sent (or the client left): the duration covers streaming.
         p.status = c.res.status;
         p.answered = true;
-        if (p.closedEarly) emitRecord(p, counted[WRITTEN], true);
+        // A route that wrote and ended the response itself may see it close first: not aborted.
+        if (p.closedEarly) emitRecord(p, counted[WRITTEN], !counted.writableFinished);
       }
       return;
     }
