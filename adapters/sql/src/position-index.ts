@@ -156,6 +156,21 @@ function beforeKey(t: PositionTable, hi: PositionKey, alias = 'o'): Fragment {
   return q`${date} <= ${hi.date} AND (${date} < ${hi.date} OR ${key} < ${t.keyValue(hi.key)})`;
 }
 
+/**
+ * The bound of a page's walk: fromKey or beforeKey, and on PostgreSQL the same bound as a row
+ * comparison, which PostgreSQL takes as one index condition and estimates by the date alone.
+ * It estimated `date <= d AND (date < d OR key < k)` as if the two parts were independent
+ * (about a sixth of the rows before d) and, when that fell below LIMIT + OFFSET, sorted a
+ * bitmap scan of every row before d: 7–20 ms instead of 0.5 for a backward page in the first
+ * buckets (EXPLAIN ANALYZE on 100,000 objects).
+ */
+function walkBound(flavor: SqlFlavor, t: PositionTable, bound: PositionKey, direction: 'from' | 'before', alias: string): Fragment {
+  if (flavor !== 'postgres') return direction === 'from' ? fromKey(t, bound, alias) : beforeKey(t, bound, alias);
+  if (direction === 'from' && bound.date === FIRST.date) return raw('1 = 1');
+  const row = raw(`(${alias}.${t.dateCol}, ${alias}.${t.keyCol})`);
+  return direction === 'from' ? q`${row} >= (${bound.date}, ${t.keyValue(bound.key)})` : q`${row} < (${bound.date}, ${t.keyValue(bound.key)})`;
+}
+
 function bucketRange(t: PositionTable, lo: PositionKey, next: PositionKey | undefined): Fragment {
   return next === undefined ? fromKey(t, lo) : q`${fromKey(t, lo)} AND NOT (${fromKey(t, next)})`;
 }
@@ -494,7 +509,7 @@ export function* positionedPage<Row = Record<string, unknown>>(
   const back = (after === undefined ? last.before + last.n : after.before) - end;
   const forward = position - b.before <= back;
   const offset = forward ? position - b.before : back;
-  const range = (alias: string) => (forward ? fromKey(t, b.lo, alias) : after === undefined ? raw('1 = 1') : beforeKey(t, after.lo, alias));
+  const range = (alias: string) => (forward ? walkBound(flavor, t, b.lo, 'from', alias) : after === undefined ? raw('1 = 1') : walkBound(flavor, t, after.lo, 'before', alias));
   const dir = raw(forward ? 'ASC' : 'DESC');
   // Straight from the walk when the index holds every column asked for (no row read), or, on
   // PostgreSQL, when few rows are skipped (DIRECT_SKIP); else a deferred join.
