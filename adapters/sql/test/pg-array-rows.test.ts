@@ -42,4 +42,21 @@ describe('array rows on mark (PostgreSQL)', () => {
     await expect(client.query(`${ARRAY_ROWS}SELECT no_such_column FROM t WHERE n = $1`, [1])).rejects.toThrow(/no_such_column/);
     expect((await client.query(`${ARRAY_ROWS}SELECT count(*) FROM t WHERE n > $1`, [0])).rows).toEqual([['2']]);
   });
+
+  it('collects every row of a long result in order, and two marked statements queued on one client each get their own', async () => {
+    const series = (from: number, to: number) => client.query(`${ARRAY_ROWS}SELECT i, 'row ' || i FROM generate_series($1::int, $2::int) i ORDER BY i`, [from, to]) as unknown as Promise<{ rows: unknown[][]; rowCount: number; command: string }>;
+    const long = await series(1, 20_000);
+    expect(long.command).toBe('SELECT');
+    expect(long.rowCount).toBe(20_000);
+    expect(long.rows).toEqual(Array.from({ length: 20_000 }, (_, k) => [k + 1, `row ${k + 1}`]));
+    // Sent together: node-pg runs them one after the other; neither sees the other's rows.
+    const [a, b] = await Promise.all([series(1, 3), series(10, 11)]);
+    expect(a.rows).toEqual([[1, 'row 1'], [2, 'row 2'], [3, 'row 3']]);
+    expect(b.rows).toEqual([[10, 'row 10'], [11, 'row 11']]);
+    // A failure between them leaves the next one whole.
+    const [ok, failed, after] = await Promise.allSettled([series(1, 2), client.query(`${ARRAY_ROWS}SELECT 1 / (i - 2) FROM generate_series(1, $1::int) i`, [3]), series(5, 6)]);
+    expect(ok).toMatchObject({ status: 'fulfilled', value: { rows: [[1, 'row 1'], [2, 'row 2']] } });
+    expect(failed).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/division by zero/) } });
+    expect(after).toMatchObject({ status: 'fulfilled', value: { rows: [[5, 'row 5'], [6, 'row 6']] } });
+  });
 });
