@@ -4,7 +4,7 @@ import { createPool, type PoolOptions } from 'mysql2';
 import pg from 'pg';
 import { SqliteSync, StatementCache } from './executor.js';
 import { nameWrites } from './pg-named-writes.js';
-import { arrayRowsOnMark } from './pg-array-rows.js';
+import { collectRows } from './pg-array-rows.js';
 import { PgPreparedReader } from './pg-prepared-reader.js';
 import { isDatabaseFile, WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync, type WalFlush } from './wal-sync.js';
@@ -169,8 +169,9 @@ export function openKysely(options: SqlConnectionOptions): SqlHandle {
     const config: pg.PoolConfig = typeof c === 'string' ? { connectionString: c } : (c as pg.PoolConfig);
     const pool = new pg.Pool({ max: 10, ...config });
     pool.on('connect', (client) => {
+      // Inner first: nameWrites hands the collector the named statements it makes.
+      collectRows(client);
       nameWrites(client);
-      arrayRowsOnMark(client);
     });
     db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     preparedReader = new PgPreparedReader(config);

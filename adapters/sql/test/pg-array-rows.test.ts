@@ -3,7 +3,7 @@
 // the mark never reaches the server, and an unmarked statement keeps its rows as objects.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARRAY_ROWS, arrayRowsOnMark } from '../src/pg-array-rows.js';
+import { ARRAY_ROWS, collectRows } from '../src/pg-array-rows.js';
 import { nameWrites } from '../src/pg-named-writes.js';
 import { freshDatabase, type FreshDatabase } from './helpers/databases.js';
 
@@ -15,8 +15,8 @@ describe('array rows on mark (PostgreSQL)', () => {
     db = await freshDatabase('postgres');
     client = new pg.Client(db.connection as pg.ClientConfig);
     await client.connect();
+    collectRows(client);
     nameWrites(client);
-    arrayRowsOnMark(client);
     await client.query('CREATE TABLE t (id text PRIMARY KEY, n bigint NOT NULL)');
     await client.query('INSERT INTO t (id, n) VALUES ($1, $2), ($3, $4)', ['a', 1, 'b', 2]);
   });
@@ -58,5 +58,45 @@ describe('array rows on mark (PostgreSQL)', () => {
     expect(ok).toMatchObject({ status: 'fulfilled', value: { rows: [[1, 'row 1'], [2, 'row 2']] } });
     expect(failed).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/division by zero/) } });
     expect(after).toMatchObject({ status: 'fulfilled', value: { rows: [[5, 'row 5'], [6, 'row 6']] } });
+  });
+
+  it('collects the rows of every statement kysely sends (values or a name), with the command and count; leaves several statements in one text to node-pg', async () => {
+    type Collected = { command: string; rowCount: number; rows: unknown[] };
+    const run = (text: string, values?: unknown[]) => client.query(text, values) as unknown as Promise<Collected>;
+    // Named by nameWrites (an INSERT), with RETURNING rows.
+    const inserted = await run('INSERT INTO t (id, n) VALUES ($1, $2), ($3, $4) RETURNING id', ['c', 3, 'd', 4]);
+    expect(inserted).toMatchObject({ command: 'INSERT', rowCount: 2, rows: [{ id: 'c' }, { id: 'd' }] });
+    const updated = await run('UPDATE t SET n = n + 10 WHERE id IN ($1, $2)', ['c', 'd']);
+    expect(updated).toMatchObject({ command: 'UPDATE', rowCount: 2, rows: [] });
+    // Named with no values (a row lock), and an unnamed read with values.
+    expect((await run('SELECT id FROM t WHERE id = \'a\' FOR UPDATE', [])).rows).toEqual([{ id: 'a' }]);
+    expect((await run('SELECT id, n FROM t WHERE n > $1 ORDER BY id', [10])).rows).toEqual([{ id: 'c', n: '13' }, { id: 'd', n: '14' }]);
+    expect((await run('DELETE FROM t WHERE n > $1', [10])).rowCount).toBe(2);
+    // No values: a simple query, which may hold several statements (node-pg gives a result each).
+    const both = (await client.query('SELECT 1 AS one; SELECT 2 AS two')) as unknown as Array<{ rows: unknown[] }>;
+    expect(both.map((r) => r.rows)).toEqual([[{ one: 1 }], [{ two: 2 }]]);
+  });
+
+  it("node-pg's Query objects keep none of the rows they delivered (what let pages outlive their statement)", async () => {
+    const spied = new pg.Client(db.connection as pg.ClientConfig);
+    await spied.connect();
+    try {
+      const submitted: Array<{ _result?: { rows: unknown[] } }> = [];
+      const inner = spied.query.bind(spied) as (...args: unknown[]) => unknown;
+      (spied as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        if (args[0] instanceof pg.Query) submitted.push(args[0] as never);
+        return inner(...args);
+      };
+      collectRows(spied);
+      nameWrites(spied);
+      const page = (await spied.query(`${ARRAY_ROWS}SELECT i FROM generate_series(1, $1::int) i`, [500])) as unknown as { rows: unknown[][] };
+      const objects = (await spied.query('SELECT i FROM generate_series(1, $1::int) i', [300])) as unknown as { rows: unknown[] };
+      const named = (await spied.query('SELECT id FROM t WHERE id > $1 FOR UPDATE', [''])) as unknown as { rows: unknown[] };
+      expect([page.rows.length, objects.rows.length, named.rows.length]).toEqual([500, 300, 2]);
+      expect(submitted).toHaveLength(3);
+      expect(submitted.map((q) => q._result?.rows.length)).toEqual([0, 0, 0]);
+    } finally {
+      await spied.end();
+    }
   });
 });
