@@ -4,7 +4,7 @@ import { createPool, type PoolOptions } from 'mysql2';
 import pg from 'pg';
 import { SqliteSync, StatementCache } from './executor.js';
 import { nameWrites } from './pg-named-writes.js';
-import { collectRows } from './pg-array-rows.js';
+import { collectRows } from './pg-row-collector.js';
 import { PgPreparedReader } from './pg-prepared-reader.js';
 import { isDatabaseFile, WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync, type WalFlush } from './wal-sync.js';

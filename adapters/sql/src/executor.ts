@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { CompiledQuery, MysqlAdapter, PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectSql, SqlDialectName } from './dialect.js';
 import type { SqlStep } from './position-index.js';
-import { ARRAY_ROWS } from './pg-array-rows.js';
+import { ARRAY_ROWS } from './pg-row-collector.js';
 
 /**
  * The store's operations are written once, as generators of SQL statements (a `Routine`), and

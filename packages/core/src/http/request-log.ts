@@ -142,10 +142,8 @@ interface Pending {
   bytesIn: number;
   logger: Logger;
   heard: RequestObserver[];
-  /** The answer's status, once the route has answered. */
+  /** The answer's status once the route has answered (0 until then: no record yet). */
   status: number;
-  /** The route has answered (the record can be written). */
-  answered: boolean;
   /** The connection closed before the route answered (a client that left mid-upload). */
   closedEarly: boolean;
 }
@@ -174,7 +172,7 @@ const PENDING = Symbol('memberkit pending request record');
 function onClose(this: Counted & { [PENDING]: Pending }): void {
   const p = this[PENDING];
   // Still in the route (reading a body the client stopped sending): written once it answers.
-  if (!p.answered) p.closedEarly = true;
+  if (p.status === 0) p.closedEarly = true;
   else emitRecord(p, this[WRITTEN], !this.writableFinished);
 }
 
@@ -215,7 +213,6 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
       logger,
       heard,
       status: 0,
-      answered: false,
       closedEarly: false,
     };
     if (outgoing) {
@@ -230,7 +227,6 @@ export function requestLog(app: Hono, logger: Logger, headers: Readonly<Record<s
       } finally {
         // Logged once the body is sent (or the client left): the duration covers streaming.
         p.status = c.res.status;
-        p.answered = true;
         // A route that wrote and ended the response itself may see it close first: not aborted.
         if (p.closedEarly) emitRecord(p, counted[WRITTEN], !counted.writableFinished);
       }

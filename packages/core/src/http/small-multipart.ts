@@ -3,10 +3,11 @@
  * A small create (a few KiB) spent a seventh of the main thread's time in the streaming
  * parser's machinery (a parser, a header parser, a stream and its events per part); the
  * clients of the federation all send the same plain form. Anything outside that form (a
- * preamble, folded or unknown headers, parameters other than a part's charset, non-ASCII headers, a name given twice,
- * padding after a delimiter, an epilogue, many parts, a body that does not end with the close
- * delimiter) is left to the streaming parser on the same bytes: this is a shortcut, never a
- * second reading of the format. small-multipart.test.ts checks both give the same parts.
+ * preamble, folded or unknown headers, parameters other than a part's charset, non-ASCII
+ * headers, a name given twice, padding after a delimiter, an epilogue, many parts, a body that
+ * does not end with the close delimiter) is left to the streaming parser on the same bytes:
+ * this is a shortcut, never a second reading of the format. small-multipart.test.ts checks
+ * both give the same parts.
  */
 
 /** Bodies up to this many bytes (declared Content-Length) are buffered and read here first. */

@@ -73,6 +73,9 @@ export function collectRows(client: pg.ClientBase): void {
   };
 }
 
+/** The options of a StatementConfig: a config with any other keeps node-pg's path. */
+const STATEMENT_KEYS: ReadonlySet<string> = new Set(['text', 'values', 'name', 'rowMode']);
+
 /** The statement a call describes, when it is one this collector takes (see collectRows). */
 function statementOf(config: unknown, values: unknown): StatementConfig | undefined {
   if (typeof config === 'string') {
@@ -86,8 +89,7 @@ function statementOf(config: unknown, values: unknown): StatementConfig | undefi
   if (typeof c.submit === 'function' || c.callback !== undefined || typeof c.text !== 'string') return undefined;
   const named = typeof c.name === 'string' && c.name !== '';
   if (!named && !(Array.isArray(c.values) && c.values.length > 0)) return undefined;
-  const known = new Set(['text', 'values', 'name', 'rowMode']);
   // A config with other options (types, portal, rows...) keeps node-pg's path.
-  if (Object.keys(c).some((k) => !known.has(k))) return undefined;
+  if (Object.keys(c).some((k) => !STATEMENT_KEYS.has(k))) return undefined;
   return { ...(c as StatementConfig) };
 }

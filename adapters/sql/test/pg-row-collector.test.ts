@@ -3,7 +3,7 @@
 // the mark never reaches the server, and an unmarked statement keeps its rows as objects.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARRAY_ROWS, collectRows } from '../src/pg-array-rows.js';
+import { ARRAY_ROWS, collectRows } from '../src/pg-row-collector.js';
 import { nameWrites } from '../src/pg-named-writes.js';
 import { freshDatabase, type FreshDatabase } from './helpers/databases.js';
 
