@@ -246,6 +246,18 @@ describe('FilesystemStorageAdapter (managed mode)', () => {
     expect(await filesUnder(join(dir, 'objects'))).toHaveLength(1);
   });
 
+  it("a small write held as a view into a larger buffer stores only the view's bytes and leaves the caller's buffer whole", async () => {
+    // The file worker gets a copy of the bytes moved to it (not the view's whole ArrayBuffer cloned, nor the caller's moved).
+    const backing = Buffer.alloc(1024 * 1024, 0x2e);
+    backing.write('the object itself', 4096);
+    const view = backing.subarray(4096, 4096 + 17);
+    const key = await (await upload(chunks(view))).commit('view');
+    expect(await text((await store.read(key))!.stream)).toBe('the object itself');
+    expect(backing.byteLength).toBe(1024 * 1024);
+    expect(view.toString()).toBe('the object itself');
+    expect(backing[0]).toBe(0x2e);
+  });
+
   it('spools small writes to disk once those held in memory reach the budget (32 MiB)', async () => {
     const piece = Buffer.alloc(128 * 1024, 0x63);
     const held = [];

@@ -32,6 +32,9 @@ const MAX_GROUP = 64;
 
 type Outcome = { value: unknown } | { error: unknown };
 
+/** How long a flush of the WAL waits for the COMMIT of the writes held while it ran (see `#commitHeld`). */
+const HELD_COMMIT_WAIT_MS = 20;
+
 /** Gives each grouped write its outcome, once the group's transaction ended. */
 function settle(group: readonly GroupedWrite[], outcomes: readonly Outcome[]): void {
   group.forEach((item, i) => {
@@ -85,6 +88,8 @@ export class SqlStore {
   #kyselyTransaction: Promise<void> | undefined;
   /** SQLite: the writes waiting for this turn's group commit (see `writing`). */
   #group: GroupedWrite[] | undefined;
+  /** SQLite: durable writes held until the WAL flush under way ends (see `#commitOrHold`). */
+  #held: GroupedWrite[] | undefined;
   /** PostgreSQL/MySQL: the writes waiting for the next group (see `#commitRemoteGroup`). */
   readonly #queued = new BatchQueue<GroupedWrite>(MAX_GROUP, (group) => this.#commitRemoteGroup(group));
   /** Write transactions this store committed (see `changeMark`). */
@@ -130,6 +135,7 @@ export class SqlStore {
         throw toAdapterError(e, `open ${this.options.dialect} database${this.#sqliteFile() ? ` ${this.#sqliteFile()}` : ''}`);
       }
       this.#handle = handle;
+      if (handle.walSync) handle.walSync.beforeNext = () => this.#commitHeld();
     })();
     return this.#opening;
   }
@@ -229,7 +235,7 @@ export class SqlStore {
         const group: GroupedWrite[] = (this.#group = []);
         setImmediate(() => {
           this.#group = undefined;
-          void this.#commitGroup(group);
+          this.#commitOrHold(group);
         });
       }
       this.#group.push({ what, routine, durable, resolve: resolve as (value: unknown) => void, reject });
@@ -288,16 +294,66 @@ export class SqlStore {
    * queued); then the group rolls back and each write runs again in a transaction of its own,
    * so only the failing one fails.
    */
-  async #commitGroup(group: GroupedWrite[]): Promise<void> {
+  async #commitGroup(group: GroupedWrite[], committed?: () => void): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      outcomes = await this.#commitEach(group);
+    } finally {
+      committed?.();
+    }
+    await this.#settleDurable(group, outcomes);
+  }
+
+  /** The group's outcomes: together in one transaction, or each alone once that failed. */
+  async #commitEach(group: GroupedWrite[]): Promise<Outcome[]> {
     const together = await this.#attempt(group);
-    if ('values' in together) return this.#settleDurable(group, together.values.map((value) => ({ value })));
-    if (group.length === 1) return settle(group, [together]);
+    if ('values' in together) return together.values.map((value) => ({ value }));
+    if (group.length === 1) return [together];
     const outcomes: Outcome[] = [];
     for (const item of group) {
       const alone = await this.#attempt([item]);
       outcomes.push('values' in alone ? { value: alone.values[0] } : alone);
     }
-    await this.#settleDurable(group, outcomes);
+    return outcomes;
+  }
+
+  /**
+   * SQLite: a group of writes that all wait for durability, formed while a flush of the WAL is
+   * under way, cannot be answered before the flush after it (which begins once it ends: WalSync).
+   * Its COMMIT waits for that end too, with the other such groups formed meanwhile: one
+   * transaction for all of them (the pages they share, index ends, clock, counters, written to
+   * the WAL once instead of once per group) for no later answer. A group with a write answered
+   * at its commit (`durable: false`, a write intent) commits at once.
+   */
+  #commitOrHold(group: GroupedWrite[]): void {
+    if (this.#handle?.walSync?.flushing && group.every((item) => item.durable)) (this.#held ??= []).push(...group);
+    else void this.#commitGroup(group);
+  }
+
+  /**
+   * The held writes committed (WalSync.beforeNext): resolves at their COMMIT, not once durable
+   * (the next flush waits for this, so that it covers them). A COMMIT kept waiting (another
+   * process's write lock, a kysely transaction on the connection) holds that flush back
+   * HELD_COMMIT_WAIT_MS at most: those writes then wait for a later flush, started by their own.
+   */
+  async #commitHeld(): Promise<void> {
+    // Writes held while a held group committed go too: nothing else would start their flush.
+    while (this.#held !== undefined) {
+      const held = this.#held;
+      this.#held = undefined;
+      const committed = new Promise<boolean>((resolve) => void this.#commitGroup(held, () => resolve(true)));
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), HELD_COMMIT_WAIT_MS)));
+      const inTime = await Promise.race([committed, late]);
+      clearTimeout(timer);
+      if (!inTime) {
+        // not held again: the writes that wait from now on commit on their own
+        const rest = this.#held;
+        this.#held = undefined;
+        if (rest !== undefined) void this.#commitGroup(rest);
+        return;
+      }
+    }
   }
 
   /**

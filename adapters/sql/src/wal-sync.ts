@@ -43,6 +43,18 @@ export class WalSync {
     return (this.#next ??= this.#running.then(next, next));
   }
 
+  /**
+   * Called as each flush ends, before the next may begin; the next waits for the promise it
+   * returns (which must not reject). The store commits there the writes it held while the flush
+   * ran (SqlStore), so that the next flush covers them.
+   */
+  beforeNext: (() => Promise<void>) | undefined;
+
+  /** True while a flush is under way: a commit made now waits for the one after it (see `sync`). */
+  get flushing(): boolean {
+    return this.#running !== undefined;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([this.#running, this.#next]);
@@ -65,6 +77,14 @@ export class WalSync {
   }
 
   async #flushOnce(): Promise<void> {
+    try {
+      await this.#flushLog();
+    } finally {
+      await this.beforeNext?.();
+    }
+  }
+
+  async #flushLog(): Promise<void> {
     if (this.#closed) return;
     const handle = await (this.#handle ??= this.#open());
     // No WAL yet: nothing was written through it (it exists from the first commit on).

@@ -160,6 +160,49 @@ describe('SQLite catalogue writes wait for the flush of the write-ahead log', ()
     }
   });
 
+  it('commits the durable writes sent while a flush runs together when it ends, answered after the next flush; intents at once', async () => {
+    const gate = gatedFlush();
+    const store = createSqlCatalogue({ dialect: 'sqlite', connection: { file: join(dir, 'held.db'), walFlush: gate.flush } });
+    await store.open();
+    const turn = () => new Promise((r) => setImmediate(r));
+    try {
+      await store.catalogue.apply({ insert: [buildObjectRecord('held-0')] });
+      gate.hold();
+      const first = store.catalogue.apply({ insert: [buildObjectRecord('held-1')] });
+      await turn();
+      await turn();
+      expect(gate.started - gate.ended).toBe(1); // held-1 committed, its flush under way
+      const commits = store.store.changeMark()!.commits;
+      // Three groups of durable writes, each sent in a turn of its own while the flush runs.
+      const later: Promise<unknown>[] = [];
+      for (let i = 2; i <= 4; i++) {
+        later.push(store.catalogue.apply({ insert: [buildObjectRecord(`held-${i}`)] }));
+        await turn();
+        await turn();
+      }
+      later.push(store.eventLog.append([{ identifier: 'held-1', ipAddress: '127.0.0.1', userAgent: 't', subject: 'public', event: 'read', dateLogged: new Date(), nodeIdentifier: 'urn:node:T' }]));
+      await turn();
+      await turn();
+      // Not committed yet: no answer could come before the next flush anyway.
+      expect(store.store.changeMark()!.commits).toBe(commits);
+      expect(await store.catalogue.get('held-2')).toBeUndefined();
+      // A write intent is answered at its commit, flush or not.
+      expect(await settledSoon(store.catalogue.intend!('bytes-of-held-5', ['held-5']))).toBe(true);
+      expect(store.store.changeMark()!.commits).toBe(commits + 1);
+      const started = gate.started;
+      gate.release();
+      await first;
+      await Promise.all(later);
+      // One transaction for the four held writes; one flush after it answered them.
+      expect(store.store.changeMark()!.commits).toBe(commits + 2);
+      expect(gate.started - started).toBe(1);
+      for (let i = 2; i <= 4; i++) expect(await store.catalogue.get(`held-${i}`)).toBeDefined();
+    } finally {
+      gate.release();
+      await store.close();
+    }
+  });
+
   it('does not flush with fsync: false', async () => {
     const gate = gatedFlush();
     const store = createSqlCatalogue({ dialect: 'sqlite', connection: { file: join(dir, 'nosync.db'), fsync: false, walFlush: gate.flush } });
