@@ -1,7 +1,7 @@
 import type { ClockTick } from './clock.js';
 import { saveClockSteps } from './clock.js';
 import { fusedWrites, statementsOf, type Routine, type Statement } from './executor.js';
-import { applyPositionDeltas, type PositionDelta, type PositionTable, type SqlSteps } from './position-index.js';
+import { applyPositionDeltasTogether, type PositionDelta, type PositionTable, type SqlSteps } from './position-index.js';
 import type { SqlStore } from './sql-store.js';
 
 /**
@@ -92,7 +92,7 @@ export class WriteGroup {
       if (fused && resultFree) fused.push(...statementsOf(write(rows)));
       else yield* write(rows);
     }
-    for (const [table, deltas] of this.#positions) yield* applyPositionDeltas(store.dialect.name, table, deltas, store.positionBucketRows, () => this.flushBehind());
+    yield* applyPositionDeltasTogether(store.dialect.name, [...this.#positions], store.positionBucketRows, () => this.flushBehind());
     for (const { rows, write, behind } of this.#deferred.values()) {
       if (!behind) continue;
       if (fused) fused.push(...statementsOf(write(rows)));
