@@ -298,6 +298,8 @@ export class SqlStore {
     let outcomes: Outcome[];
     try {
       outcomes = await this.#commitEach(group);
+    } catch (error) {
+      outcomes = group.map(() => ({ error }));
     } finally {
       committed?.();
     }
@@ -361,7 +363,13 @@ export class SqlStore {
    * the WAL is flushed (WalSync; its failure fails them: their durability is unknown).
    */
   async #settleDurable(group: readonly GroupedWrite[], outcomes: readonly Outcome[]): Promise<void> {
-    const walSync = this.handle.walSync;
+    const handle = this.#handle;
+    if (handle === undefined) {
+      // Closed meanwhile (writes held until a flush ended, during close): none can be confirmed durable.
+      const closed = new AdapterError('unavailable', 'the catalogue was closed before the write was flushed to the disk', { committed: true });
+      return settle(group, outcomes.map((o, i) => ('error' in o || !group[i]!.durable ? o : { error: closed })));
+    }
+    const walSync = handle.walSync;
     const waits = group.map((item, i) => walSync !== undefined && item.durable && !('error' in outcomes[i]!));
     settle(
       group.filter((_, i) => !waits[i]),

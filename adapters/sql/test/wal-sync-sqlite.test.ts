@@ -203,6 +203,28 @@ describe('SQLite catalogue writes wait for the flush of the write-ahead log', ()
     }
   });
 
+  it('a close while writes are held fails those writes with unavailable (nothing left unanswered, no stray rejection)', async () => {
+    const gate = gatedFlush();
+    const store = createSqlCatalogue({ dialect: 'sqlite', connection: { file: join(dir, 'held-close.db'), walFlush: gate.flush } });
+    await store.open();
+    const turn = () => new Promise((r) => setImmediate(r));
+    await store.catalogue.apply({ insert: [buildObjectRecord('close-0')] });
+    gate.hold();
+    const first = store.catalogue.apply({ insert: [buildObjectRecord('close-1')] });
+    await turn();
+    await turn();
+    const held = store.catalogue.apply({ insert: [buildObjectRecord('close-2')] });
+    const heldOutcome = held.then(() => 'answered', (e: unknown) => e);
+    await turn();
+    await turn();
+    const closing = store.close();
+    gate.release();
+    await closing;
+    await first;
+    const error = await heldOutcome;
+    expect(AdapterError.is(error) && error.kind).toBe('unavailable');
+  });
+
   it('does not flush with fsync: false', async () => {
     const gate = gatedFlush();
     const store = createSqlCatalogue({ dialect: 'sqlite', connection: { file: join(dir, 'nosync.db'), fsync: false, walFlush: gate.flush } });
