@@ -200,9 +200,29 @@ export function* applyPositionDeltas(
   /** Runs before a split reads the table (rows a write group still holds must be there first). */
   beforeSplit?: () => SqlSteps<void>,
 ): SqlSteps<void> {
-  const sorted = deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(comparePositionKeys);
+  yield* applySorted(flavor, t, sortedDeltas(deltas), bucketRows, true, beforeSplit);
+}
+
+/** The deltas that change a count, in key order. */
+function sortedDeltas(deltas: readonly PositionDelta[]): PositionDelta[] {
+  return deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(comparePositionKeys);
+}
+
+/** What the deltas add to the rows and to the public rows. */
+function totals(deltas: readonly PositionDelta[]): { n: number; pub: number } {
+  let n = 0;
+  let pub = 0;
+  for (const d of deltas) (n += d.n), (pub += d.pub);
+  return { n, pub };
+}
+
+/**
+ * applyPositionDeltas of deltas already sorted; `tryOneBucket` false when the caller already
+ * tried the usual write (addToOneBucket) for them: bucket by bucket at once.
+ */
+function* applySorted(flavor: SqlFlavor, t: PositionTable, sorted: PositionDelta[], bucketRows: number, tryOneBucket: boolean, beforeSplit?: () => SqlSteps<void>): SqlSteps<void> {
   const grown: Array<{ lo: PositionKey; next: PositionKey | undefined }> = [];
-  const one = flavor === 'mysql' || sorted.length === 0 ? undefined : yield* addToOneBucket(flavor, t, sorted, bucketRows);
+  const one = !tryOneBucket || flavor === 'mysql' || sorted.length === 0 ? undefined : yield* addToOneBucket(flavor, t, sorted, bucketRows);
   if (one !== undefined) {
     if (one.grown) grown.push({ lo: one.lo, next: yield* bucketAfter(t, one.lo) });
     sorted.length = 0;
@@ -243,9 +263,7 @@ function* addToOneBucket(flavor: SqlFlavor, t: PositionTable, sorted: readonly P
   const last = sorted[sorted.length - 1]!;
   const lo = yield* lockStartOf(flavor, t, sorted[0]!);
   if (lo === undefined) return undefined;
-  let n = 0;
-  let pub = 0;
-  for (const d of sorted) (n += d.n), (pub += d.pub);
+  const { n, pub } = totals(sorted);
   const [size] = yield* rows(q`UPDATE ${raw(t.ranks)} SET n = n + ${n}, n_public = n_public + ${pub}
     WHERE list = ${t.list} AND lo_date = ${lo.date} AND lo_key = ${lo.key} AND NOT EXISTS (
       SELECT 1 FROM ${raw(t.ranks)} b WHERE b.list = ${t.list}
@@ -273,7 +291,7 @@ export function* applyPositionDeltasTogether(
   beforeSplit?: () => SqlSteps<void>,
 ): SqlSteps<void> {
   const work = lists
-    .map(([t, deltas]) => ({ t, sorted: deltas.filter((x) => x.n !== 0 || x.pub !== 0).sort(comparePositionKeys) }))
+    .map(([t, deltas]) => ({ t, sorted: sortedDeltas(deltas) }))
     .filter((w) => w.sorted.length > 0)
     .sort((a, b) => compareCodePoints(a.t.list, b.t.list));
   const ranks = work[0]?.t.ranks;
@@ -281,20 +299,13 @@ export function* applyPositionDeltasTogether(
     for (const [t, deltas] of lists) yield* applyPositionDeltas(flavor, t, deltas, bucketRows, beforeSplit);
     return;
   }
-  const locks = work.map(({ t, sorted }, i) => {
-    const k = sorted[0]!;
-    return q`l${raw(String(i))} AS (SELECT list, lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
-      WHERE list = ${t.list} AND lo_date <= ${k.date} AND (lo_date < ${k.date} OR lo_key <= ${k.key})
-      ORDER BY lo_date DESC, lo_key DESC LIMIT 1 FOR UPDATE)`;
-  });
+  const locks = work.map(({ t, sorted }, i) => q`l${raw(String(i))} AS (${startOf(flavor, t, sorted[0]!)})`);
   const locked = yield* rows(q`WITH ${join(locks)} ${raw(work.map((_, i) => `SELECT * FROM l${i}`).join(' UNION ALL '))}`);
   const starts = new Map(locked.map((r) => [asText(r.list), positionKeyOf(r)]));
   const found = work.filter(({ t }) => starts.has(t.list));
   const added = new Map<string, number>();
   const values = found.map(({ t, sorted }) => {
-    let n = 0;
-    let pub = 0;
-    for (const d of sorted) (n += d.n), (pub += d.pub);
+    const { n, pub } = totals(sorted);
     added.set(t.list, n);
     const lo = starts.get(t.list)!;
     const last = sorted[sorted.length - 1]!;
@@ -312,7 +323,8 @@ export function* applyPositionDeltasTogether(
   for (const { t, sorted } of work) {
     const size = sizes.get(t.list);
     if (size === undefined) {
-      yield* applyPositionDeltas(flavor, t, sorted, bucketRows, beforeSplit);
+      // its bucket is gone or a bucket begins among its deltas: tried, so bucket by bucket
+      yield* applySorted(flavor, t, sorted, bucketRows, false, beforeSplit);
       continue;
     }
     if (added.get(t.list)! > 0 && size >= 2 * bucketRows) grown.push({ t, lo: starts.get(t.list)! });
@@ -335,10 +347,15 @@ function* bucketAfter(t: PositionTable, lo: PositionKey): SqlSteps<PositionKey |
  * new statement, which sees what committed while the lock was awaited.
  */
 function* lockStartOf(flavor: SqlFlavor, t: PositionTable, k: PositionKey): SqlSteps<PositionKey | undefined> {
-  const [found] = yield* rows(q`SELECT lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
-    WHERE list = ${t.list} AND lo_date <= ${k.date} AND (lo_date < ${k.date} OR lo_key <= ${k.key})
-    ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${raw(flavor === 'sqlite' ? '' : 'FOR UPDATE')}`);
+  const [found] = yield* rows(startOf(flavor, t, k));
   return found === undefined ? undefined : positionKeyOf(found);
+}
+
+/** The statement of lockStartOf: the listing, first date and key of the bucket holding `k`, locked. */
+function startOf(flavor: SqlFlavor, t: PositionTable, k: PositionKey): Fragment {
+  return q`SELECT list, lo_date AS d, lo_key AS k FROM ${raw(t.ranks)}
+    WHERE list = ${t.list} AND lo_date <= ${k.date} AND (lo_date < ${k.date} OR lo_key <= ${k.key})
+    ORDER BY lo_date DESC, lo_key DESC LIMIT 1 ${raw(flavor === 'sqlite' ? '' : 'FOR UPDATE')}`;
 }
 
 /** Locks the bucket holding `k`; returns it with the next bucket's first key (none: last). */

@@ -160,29 +160,40 @@ describe('SQLite catalogue writes wait for the flush of the write-ahead log', ()
     }
   });
 
-  it('commits the durable writes sent while a flush runs together when it ends, answered after the next flush; intents at once', async () => {
+  /** Two event-loop turns: a write sent before them has committed (its group runs at the check phase) and asked for its flush. */
+  const turns = async () => {
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+  };
+
+  /**
+   * A store on `name`.db whose flush is held at the gate while under way: `<name>-0` written and
+   * flushed, then `<name>-1` committed (`first`, unanswered) with its flush started.
+   */
+  async function flushUnderWay(name: string) {
     const gate = gatedFlush();
-    const store = createSqlCatalogue({ dialect: 'sqlite', connection: { file: join(dir, 'held.db'), walFlush: gate.flush } });
+    const store = createSqlCatalogue({ dialect: 'sqlite', connection: { file: join(dir, `${name}.db`), walFlush: gate.flush } });
     await store.open();
-    const turn = () => new Promise((r) => setImmediate(r));
+    await store.catalogue.apply({ insert: [buildObjectRecord(`${name}-0`)] });
+    gate.hold();
+    const first = store.catalogue.apply({ insert: [buildObjectRecord(`${name}-1`)] });
+    await turns();
+    return { gate, store, first };
+  }
+
+  it('commits the durable writes sent while a flush runs together when it ends, answered after the next flush; intents at once', async () => {
+    const { gate, store, first } = await flushUnderWay('held');
     try {
-      await store.catalogue.apply({ insert: [buildObjectRecord('held-0')] });
-      gate.hold();
-      const first = store.catalogue.apply({ insert: [buildObjectRecord('held-1')] });
-      await turn();
-      await turn();
       expect(gate.started - gate.ended).toBe(1); // held-1 committed, its flush under way
       const commits = store.store.changeMark()!.commits;
       // Three groups of durable writes, each sent in a turn of its own while the flush runs.
       const later: Promise<unknown>[] = [];
       for (let i = 2; i <= 4; i++) {
         later.push(store.catalogue.apply({ insert: [buildObjectRecord(`held-${i}`)] }));
-        await turn();
-        await turn();
+        await turns();
       }
       later.push(store.eventLog.append([{ identifier: 'held-1', ipAddress: '127.0.0.1', userAgent: 't', subject: 'public', event: 'read', dateLogged: new Date(), nodeIdentifier: 'urn:node:T' }]));
-      await turn();
-      await turn();
+      await turns();
       // Not committed yet: no answer could come before the next flush anyway.
       expect(store.store.changeMark()!.commits).toBe(commits);
       expect(await store.catalogue.get('held-2')).toBeUndefined();
@@ -204,19 +215,10 @@ describe('SQLite catalogue writes wait for the flush of the write-ahead log', ()
   });
 
   it('a close while writes are held fails those writes with unavailable (nothing left unanswered, no stray rejection)', async () => {
-    const gate = gatedFlush();
-    const store = createSqlCatalogue({ dialect: 'sqlite', connection: { file: join(dir, 'held-close.db'), walFlush: gate.flush } });
-    await store.open();
-    const turn = () => new Promise((r) => setImmediate(r));
-    await store.catalogue.apply({ insert: [buildObjectRecord('close-0')] });
-    gate.hold();
-    const first = store.catalogue.apply({ insert: [buildObjectRecord('close-1')] });
-    await turn();
-    await turn();
+    const { gate, store, first } = await flushUnderWay('close');
     const held = store.catalogue.apply({ insert: [buildObjectRecord('close-2')] });
     const heldOutcome = held.then(() => 'answered', (e: unknown) => e);
-    await turn();
-    await turn();
+    await turns();
     const closing = store.close();
     gate.release();
     await closing;
